@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sets up, builds, and runs every test: C++ unit tests (ctest), the Python
+# tests and the kernel suite (pytest), the TTIR corpus freshness check and a
+# bounded fuzzing run of the TTIR reader.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$PWD/build/bin:$PATH"
+
+echo "== C++ unit tests"
+ctest --test-dir build --output-on-failure -j 2
+
+echo "== TTIR corpus is up to date"
+.venv/bin/python scripts/gen_ttir.py --check
+
+echo "== Python tests and the kernel suite"
+.venv/bin/python -m pytest -q tests
+
+echo "== Fuzzing the TTIR reader"
+bash scripts/fuzz.sh "${TMETAL_FUZZ_SECONDS:-60}"
