@@ -29,6 +29,10 @@ import numpy as np
 TOPIC_MODULES = (
     "elementwise",
     "reductions",
+    "scans",
+    "norms",
+    "linalg",
+    "control",
 )
 
 # (rtol, atol) per element type. Integers and booleans always compare exactly.
