@@ -129,16 +129,20 @@ def compile_to_ttir(case: suite.Case):
     module = stages["ttir"](module, {})
     debug_text = rewrite_locations(str(module))
     nodebug_text = module.str_nodebug()
-    if str(REPO_ROOT) in debug_text or str(TRITON_PACKAGE_DIR) in debug_text:
-        raise RuntimeError(f"{case.name}: a machine-specific path is left in the TTIR")
-    return debug_text, nodebug_text, manifest_entry(case, args, signature)
+    if 'loc("/' in debug_text:
+        raise RuntimeError(f"{case.name}: an absolute path is left in the TTIR locations")
+    return debug_text, nodebug_text, manifest_entry(case, args, signature, attrs)
 
 
-def manifest_entry(case: suite.Case, args: dict, signature: dict) -> dict:
+def manifest_entry(case: suite.Case, args: dict, signature: dict, attrs: dict) -> dict:
     entries = []
     ttir_index = 0
-    for param in case.params(args):
+    for position, param in enumerate(case.params(args)):
         entry = {"name": param.name, "kind": param.kind, "dtype": param.dtype, "output": param.is_output}
+        # The argument attributes Triton put on the TTIR function, e.g.
+        # {"tt.divisibility": 16}.
+        for attr_name, attr_value in attrs.get((position, ), []):
+            entry.setdefault("attrs", {})[attr_name] = attr_value
         # Triton turns an integer argument equal to 1 into a constexpr.
         specialized_away = signature[param.name] == "constexpr"
         if param.kind == "constexpr":
@@ -159,6 +163,22 @@ def manifest_entry(case: suite.Case, args: dict, signature: dict) -> dict:
         "num_warps": case.num_warps,
         "args": entries,
     }
+
+
+def format_manifest(manifest: dict) -> str:
+    """JSON, one case per block and one argument per line, keys sorted, so
+    that diffs of the corpus stay readable."""
+    blocks = []
+    for name in sorted(manifest):
+        entry = manifest[name]
+        lines = [f"  {json.dumps(name)}: {{"]
+        lines += [f"    {json.dumps(k)}: {json.dumps(entry[k])}," for k in sorted(entry) if k != "args"]
+        lines.append('    "args": [')
+        lines.append(",\n".join("      " + json.dumps(a, sort_keys=True) for a in entry["args"]))
+        lines.append("    ]")
+        lines.append("  }")
+        blocks.append("\n".join(lines))
+    return "{\n" + ",\n".join(blocks) + "\n}\n"
 
 
 def _json_value(value):
@@ -183,7 +203,7 @@ def generate(out_dir: Path, only: list[str] | None = None) -> list[Path]:
         manifest[case.name] = entry
     if not only:
         path = out_dir / MANIFEST
-        path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+        path.write_text(format_manifest(manifest))
         written.append(path)
     return written
 
