@@ -200,12 +200,15 @@ std::vector<uint8_t> encodeNpy(const NpyArray& array) {
     throw CompileError("cannot write .npy: " + std::to_string(array.data.size()) + " bytes of data for dtype '" +
                        array.dtype + "' and shape " + shapeText(array.shape));
   std::string dict = "{'descr': '" + descrOf(array.dtype) + "', 'fortran_order': False, 'shape': " + shapeText(array.shape) + ", }";
+  // Like NumPy: room for the first dimension to grow to 21 digits in place,
+  // then spaces so that the data starts at a multiple of 64 bytes.
+  if (!array.shape.empty()) dict += std::string(21 - std::to_string(array.shape[0]).size(), ' ');
+  size_t headerLength = dict.size() + 1;  // with the final newline
   // Version 1.0 stores the header length in 2 bytes; longer headers need 2.0.
-  int major = dict.size() + 1 + 10 > 65535 ? 2 : 1;
+  int major = headerLength + 64 > 65535 ? 2 : 1;
   size_t prefix = major == 1 ? 10 : 12;
-  size_t total = prefix + dict.size() + 1;
-  size_t padded = (total + 63) / 64 * 64;
-  std::string header = dict + std::string(padded - total, ' ') + "\n";
+  size_t padding = 64 - (prefix + headerLength) % 64;
+  std::string header = dict + std::string(padding, ' ') + "\n";
 
   std::vector<uint8_t> out(kMagic, kMagic + kMagicLength);
   out.push_back(static_cast<uint8_t>(major));
