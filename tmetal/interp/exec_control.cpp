@@ -20,12 +20,9 @@ void requireResults(const ir::Operation& op, const std::vector<RuntimeValue>& va
 
 void ProgramExecutor::scfFor(const ir::Operation& op) {
   requireOperands(op, 3, SIZE_MAX);
-  const RuntimeValue& lower = valueOf(op, 0);
-  const RuntimeValue& upper = valueOf(op, 1);
-  const RuntimeValue& stepValue = valueOf(op, 2);
-  if (!lower.isScalar() || !lower.elementType.isInt()) op.fail("bounds must be scalar integers");
-  int width = lower.elementType.bitWidth();
-  int64_t begin = lower.scalar().i, end = upper.scalar().i, step = stepValue.scalar().i;
+  int64_t begin = integerOperand(op, 0).i, end = integerOperand(op, 1).i, step = integerOperand(op, 2).i;
+  const ir::Type ivType = valueOf(op, 0).elementType;
+  int width = ivType.bitWidth();
   if (step <= 0) op.fail("step must be positive, got " + std::to_string(step));
   std::vector<RuntimeValue> carried;
   for (size_t i = 3; i < op.numOperands(); ++i) carried.push_back(valueOf(op, i));
@@ -33,7 +30,7 @@ void ProgramExecutor::scfFor(const ir::Operation& op) {
   // steps in 64 bits so it cannot wrap around the loop's end.
   for (int64_t iv = begin; iv < end; iv += step) {
     std::vector<RuntimeValue> arguments;
-    arguments.push_back(RuntimeValue{lower.elementType, {}, {Element{wrapInt(static_cast<uint64_t>(iv), width), 0, -1}}, nullptr});
+    arguments.push_back(RuntimeValue{ivType, {}, {Element{wrapInt(static_cast<uint64_t>(iv), width), 0, -1}}, nullptr});
     for (auto& c : carried) arguments.push_back(std::move(c));
     carried = runRegion(op, 0, std::move(arguments));
     if (iv > INT64_MAX - step) break;
@@ -44,9 +41,7 @@ void ProgramExecutor::scfFor(const ir::Operation& op) {
 
 void ProgramExecutor::scfIf(const ir::Operation& op) {
   requireOperands(op, 1, 1);
-  const RuntimeValue& condition = valueOf(op, 0);
-  if (!condition.isScalar()) op.fail("condition must be a scalar i1");
-  bool taken = condition.scalar().i != 0;
+  bool taken = integerOperand(op, 0).i != 0;
   std::vector<RuntimeValue> results;
   if (taken)
     results = runRegion(op, 0, {});
@@ -63,7 +58,8 @@ void ProgramExecutor::scfWhile(const ir::Operation& op) {
     if (iteration >= options_.maxWhileIterations)
       op.fail("did not finish after " + std::to_string(options_.maxWhileIterations) + " iterations in " + programName());
     std::vector<RuntimeValue> condition = runRegion(op, 0, std::move(carried));
-    if (condition.empty() || !condition[0].isScalar()) op.fail("before-region must end in scf.condition with an i1");
+    if (condition.empty() || condition[0].block || condition[0].elements.size() != 1)
+      op.fail("before-region must end in scf.condition with a scalar i1");
     bool proceed = condition[0].scalar().i != 0;
     std::vector<RuntimeValue> forwarded(std::make_move_iterator(condition.begin() + 1),
                                         std::make_move_iterator(condition.end()));
@@ -85,8 +81,10 @@ void ProgramExecutor::call(const ir::Operation& op) {
   if (!function) op.fail("calls '" + name + "', which is not in the module given to the interpreter");
   std::vector<RuntimeValue> arguments;
   for (size_t i = 0; i < op.numOperands(); ++i) arguments.push_back(valueOf(op, i));
+  constexpr int kMaxCallDepth = 64;
+  if (callDepth_ >= kMaxCallDepth) op.fail("calls nest deeper than " + std::to_string(kMaxCallDepth) + " (recursion?)");
   // A fresh executor keeps the callee's values apart from the caller's.
-  ProgramExecutor calleeExecutor(args_, grid_, programId_, options_);
+  ProgramExecutor calleeExecutor(args_, grid_, programId_, options_, callDepth_ + 1);
   std::vector<RuntimeValue> results = calleeExecutor.runFunction(*function, std::move(arguments));
   requireResults(op, results, "the callee");
   for (size_t i = 0; i < results.size(); ++i) setResult(op, i, std::move(results[i]));

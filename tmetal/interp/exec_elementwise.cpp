@@ -303,7 +303,7 @@ Element constantElement(const ir::Operation& op, const ir::Attribute& a, const T
 RuntimeValue ProgramExecutor::constant(const ir::Operation& op) {
   const ir::Attribute* value = op.attr("value");
   if (!value) op.fail("is missing its 'value' attribute");
-  const Type& type = op.result(0)->type();
+  const Type& type = resultType(op);
   RuntimeValue result{type.elementOrSelf(), shapeOf(type), {}, nullptr};
   int64_t n = shapeElements(result.shape);
   if (value->kind() == ir::Attribute::Kind::Dense && !value->isSplat()) {
@@ -337,11 +337,11 @@ RuntimeValue ProgramExecutor::elementwise(const ir::Operation& op) {
     operandTypes.push_back(v.elementType);
   }
   if (op.numResults() != 1) op.fail("expects one result");
-  Type resultType = op.result(0)->type().elementOrSelf();
-  ElementFunction fn = elementFunction(op, operandTypes, resultType);
+  Type elementType = op.result(0)->type().elementOrSelf();
+  ElementFunction fn = elementFunction(op, operandTypes, elementType);
 
   int64_t n = shapeElements(shape);
-  RuntimeValue result{resultType, shape, std::vector<Element>(n), nullptr};
+  RuntimeValue result{elementType, shape, std::vector<Element>(n), nullptr};
   std::vector<Element> args(operands.size());
   for (int64_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < operands.size(); ++j) args[j] = elementAt(*operands[j], i);

@@ -26,6 +26,7 @@ Type pointeeOf(const ir::Operation& op, const RuntimeValue& pointer) {
 }
 
 void requireSameShape(const ir::Operation& op, const RuntimeValue& pointer, const RuntimeValue* other, const char* what) {
+  if (other && other->block) op.fail(std::string(what) + " cannot be a block pointer");
   if (other && !other->isScalar() && other->shape != pointer.shape)
     op.fail(std::string(what) + " shape " + formatIndex(other->shape) + " differs from the pointer shape " +
             formatIndex(pointer.shape));
@@ -198,7 +199,7 @@ RuntimeValue ProgramExecutor::atomicCas(const ir::Operation& op) {
 }
 
 RuntimeValue ProgramExecutor::makeBlockPointer(const ir::Operation& op) {
-  const Type& type = op.result(0)->type();
+  const Type& type = resultType(op);
   if (!type.isBlockPointer()) op.fail("result must be a pointer to a tensor, got " + type.str());
   size_t rank = type.pointee().shape().size();
   requireOperands(op, 1 + 3 * rank, 1 + 3 * rank);
@@ -207,9 +208,9 @@ RuntimeValue ProgramExecutor::makeBlockPointer(const ir::Operation& op) {
   auto block = std::make_shared<BlockPointer>();
   block->base = base.scalar();
   for (size_t d = 0; d < rank; ++d) {
-    block->shape.push_back(valueOf(op, 1 + d).scalar().i);
-    block->strides.push_back(valueOf(op, 1 + rank + d).scalar().i);
-    block->offsets.push_back(valueOf(op, 1 + 2 * rank + d).scalar().i);
+    block->shape.push_back(integerOperand(op, 1 + d).i);
+    block->strides.push_back(integerOperand(op, 1 + rank + d).i);
+    block->offsets.push_back(integerOperand(op, 1 + 2 * rank + d).i);
   }
   // The order attribute only describes the memory layout for the lowering.
   return RuntimeValue{type, {}, {}, std::move(block)};
@@ -221,7 +222,7 @@ RuntimeValue ProgramExecutor::advance(const ir::Operation& op) {
   size_t rank = pointer.block->offsets.size();
   requireOperands(op, 1 + rank, 1 + rank);
   auto block = std::make_shared<BlockPointer>(*pointer.block);
-  for (size_t d = 0; d < rank; ++d) block->offsets[d] += valueOf(op, 1 + d).scalar().i;
+  for (size_t d = 0; d < rank; ++d) block->offsets[d] += integerOperand(op, 1 + d).i;
   return RuntimeValue{pointer.elementType, {}, {}, std::move(block)};
 }
 

@@ -108,7 +108,9 @@ RuntimeValue ProgramExecutor::histogram(const ir::Operation& op) {
   const RuntimeValue& source = valueOf(op, 0);
   const RuntimeValue* mask = op.numOperands() > 1 ? &valueOf(op, 1) : nullptr;
   if (!source.elementType.isInt()) op.fail("expects integer values, got " + source.elementType.str());
-  const ir::Type& type = op.result(0)->type();
+  const ir::Type& type = resultType(op);
+  if (source.block || (mask && mask->block)) op.fail("does not take block pointers");
+  if (mask && !mask->isScalar() && mask->shape != source.shape) op.fail("mask shape differs from the values' shape");
   if (!type.isTensor() || type.rank() != 1 || !type.element().isInt()) op.fail("result must be a 1-D integer tensor");
   int64_t bins = type.shape()[0];
   // Values outside [0, bins) are not counted.

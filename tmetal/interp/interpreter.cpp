@@ -11,7 +11,7 @@ namespace {
 
 std::string argumentName(const ir::Function& kernel, size_t i) {
   const std::string& name = kernel.argument(i)->name();
-  return name.empty() ? "#" + std::to_string(i) : name;
+  return name.empty() ? "arg" + std::to_string(i) : name;  // as the TTIR printer numbers them
 }
 
 // The value kernel argument i starts with, checked against its IR type.

@@ -33,8 +33,9 @@ struct InterpretOptions {
   const ir::Module* module = nullptr;
   // Where tt.print writes.
   std::ostream* printStream = &std::cout;
-  // An scf.while that runs longer is reported instead of hanging.
-  int64_t maxWhileIterations = int64_t{1} << 32;
+  // An scf.while that runs more iterations (in one program) is reported
+  // instead of hanging.
+  int64_t maxWhileIterations = int64_t{1} << 24;
 };
 
 // Runs `kernel` once per program of `grid` (x, y, z; each at least 0).

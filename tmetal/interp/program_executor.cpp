@@ -7,8 +7,8 @@ namespace tmetal::interp {
 using ir::OpKind;
 
 ProgramExecutor::ProgramExecutor(std::vector<KernelArg>& args, std::array<int64_t, 3> grid,
-                                 std::array<int64_t, 3> programId, const InterpretOptions& options)
-    : args_(args), grid_(grid), programId_(programId), options_(options) {}
+                                 std::array<int64_t, 3> programId, const InterpretOptions& options, int callDepth)
+    : args_(args), grid_(grid), programId_(programId), options_(options), callDepth_(callDepth) {}
 
 bool ProgramExecutor::isElementwise(OpKind kind) {
   switch (kind) {
@@ -196,6 +196,18 @@ const RuntimeValue& ProgramExecutor::valueOf(const ir::Operation& op, size_t ope
   auto it = values_.find(op.operand(operand));
   if (it == values_.end()) op.fail("operand #" + std::to_string(operand) + " has no value at this point");
   return it->second;
+}
+
+const Element& ProgramExecutor::integerOperand(const ir::Operation& op, size_t operand) const {
+  const RuntimeValue& v = valueOf(op, operand);
+  if (v.block || !v.isScalar() || v.elements.size() != 1 || !v.elementType.isInt())
+    op.fail("operand #" + std::to_string(operand) + " must be a scalar integer");
+  return v.elements[0];
+}
+
+const ir::Type& ProgramExecutor::resultType(const ir::Operation& op, size_t result) const {
+  if (result >= op.numResults()) op.fail("is missing result #" + std::to_string(result));
+  return op.result(result)->type();
 }
 
 void ProgramExecutor::setResult(const ir::Operation& op, size_t result, RuntimeValue value) {

@@ -16,7 +16,7 @@ namespace tmetal::interp {
 class ProgramExecutor {
  public:
   ProgramExecutor(std::vector<KernelArg>& args, std::array<int64_t, 3> grid, std::array<int64_t, 3> programId,
-                  const InterpretOptions& options);
+                  const InterpretOptions& options, int callDepth = 0);
 
   // Runs a function body with the given argument values; returns the
   // operands of its tt.return.
@@ -35,6 +35,9 @@ class ProgramExecutor {
   void execute(const ir::Operation& op);
 
   const RuntimeValue& valueOf(const ir::Operation& op, size_t operand) const;
+  // The single element of a scalar integer operand (bounds, offsets, conditions).
+  const Element& integerOperand(const ir::Operation& op, size_t operand) const;
+  const ir::Type& resultType(const ir::Operation& op, size_t result = 0) const;
   void setResult(const ir::Operation& op, size_t result, RuntimeValue value);
   void requireOperands(const ir::Operation& op, size_t atLeast, size_t atMost) const;
 
@@ -92,6 +95,7 @@ class ProgramExecutor {
   std::array<int64_t, 3> grid_;
   std::array<int64_t, 3> programId_;
   const InterpretOptions& options_;
+  int callDepth_;  // tt.call nesting, bounded so that recursion cannot overflow the stack
   std::unordered_map<const ir::Value*, RuntimeValue> values_;
 };
 
