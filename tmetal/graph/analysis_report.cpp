@@ -1,0 +1,292 @@
+#include "tmetal/graph/analysis_report.h"
+
+#include <fmt/format.h>
+
+#include "tmetal/graph/tensor_checks.h"
+
+namespace tmetal::graph {
+
+namespace {
+
+using nlohmann::json;
+
+std::string listText(const std::vector<int>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string shapesText(const std::vector<std::vector<int64_t>>& shapes) {
+  std::string s;
+  for (size_t i = 0; i < shapes.size(); ++i) s += (i ? " x " : "") + shapeText(shapes[i]);
+  return s;
+}
+
+std::string formatMicroseconds(double us) {
+  if (us < 1000) return fmt::format("{:.1f} us", us);
+  if (us < 1e6) return fmt::format("{:.2f} ms", us / 1e3);
+  return fmt::format("{:.2f} s", us / 1e6);
+}
+
+std::string outputText(const std::vector<int64_t>& shape) {
+  return shape.empty() ? "[] (a scalar)" : shapeText(shape);
+}
+
+std::string layoutLine(const OpAnalysis& a) {
+  const layout::PolicyChoice& l = a.layout;
+  std::string s = fmt::format("{} ({}): order {}", layout::memoryLayoutName(l.policy), static_cast<int>(l.policy),
+                              listText(l.order));
+  if (!l.contiguousDims.empty())
+    s += fmt::format(", vector {} x {} ({} bytes), contiguous run {} of {}", l.vectorWidth, dtypeName(a.dtype),
+                     l.vectorBytes, listText(l.contiguousDims), l.contiguousElements);
+  if (!l.tile.empty()) {
+    std::string tile;
+    for (size_t i = 0; i < l.tile.size(); ++i) tile += (i ? "x" : "") + std::to_string(l.tile[i]);
+    s += fmt::format(", tile {}, {} of threadgroup memory", tile, formatBytes(l.threadgroupMemoryBytes));
+  }
+  return s;
+}
+
+std::string mappingText(const ReductionPlan& plan, const ReductionStage& s, size_t index) {
+  std::string m;
+  if (s.shape == StageShape::Rows) {
+    m = fmt::format(
+        "threadgroup g: output block g / {0}, split g % {0}; thread t: output block*{1} + t / {2}, lane t % {2}; "
+        "trip i, vector lane v: reduce index ((i*{0} + split)*{2} + lane)*{3} + v",
+        s.splits, s.outputsPerThreadgroup, s.lanesPerOutput, s.vectorWidth);
+  } else {
+    m = fmt::format(
+        "threadgroup g: output block g / {0}, split g % {0}; block b: run b / {1}, first column (b % {1})*{2}; "
+        "thread t: x = t % {3}, y = t / {3}; vector lane v: output run*{4} + column + x*{5} + v; trip i: reduce row "
+        "(i*{0} + split)*{6} + y",
+        s.splits, (s.innerOutputs + s.threadsX * s.vectorWidth - 1) / (s.threadsX * s.vectorWidth),
+        int64_t(s.threadsX) * s.vectorWidth, s.threadsX, s.innerOutputs, s.vectorWidth, s.threadsY);
+  }
+  if (index == 0)
+    m += fmt::format("; output o over dims {} of sizes {}, reduce index over dims {} of sizes {}",
+                     listText(plan.outputSpace.dims), shapeText(plan.outputSpace.sizes),
+                     listText(plan.reduceSpace.dims), shapeText(plan.reduceSpace.sizes));
+  else
+    m += fmt::format("; reads partial (o, reduce index) at {}",
+                     s.shape == StageShape::Rows ? fmt::format("o*{} + r", s.reduceCount)
+                                                 : fmt::format("r*{} + o", s.outputs));
+  return m;
+}
+
+void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile& profile, bool verbose) {
+  const ReductionPlan& plan = *a.plan;
+  const char* indent = "    ";
+  out += fmt::format("{}plan:    {} reduction, {}, combiner {} (accumulate in {})\n", indent,
+                     reductionKindName(plan.kind),
+                     plan.twoStage() ? fmt::format("two stages, {} partials per output", plan.partialsPerOutput())
+                                     : std::string("one stage"),
+                     combinerName(plan.combiner), dtypeName(plan.accumulator));
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const ReductionStage& s = plan.stages[i];
+    out += fmt::format("{}  stage {}  {}\n", indent, i + 1, s.kernel);
+    const std::string pad = std::string(indent) + "           ";
+    if (s.shape == StageShape::Rows)
+      out += fmt::format("{}threadgroup {} threads ({} SIMD group{}): {} output{} x {} lane{}\n", pad,
+                         s.threadgroupSize, s.simdgroupsPerThreadgroup, s.simdgroupsPerThreadgroup == 1 ? "" : "s",
+                         s.outputsPerThreadgroup, s.outputsPerThreadgroup == 1 ? "" : "s", s.lanesPerOutput,
+                         s.lanesPerOutput == 1 ? "" : "s");
+    else
+      out += fmt::format("{}threadgroup {} threads ({} SIMD group{}): {} lanes x {} outputs along the run, {} along "
+                         "the reduction\n",
+                         pad, s.threadgroupSize, s.simdgroupsPerThreadgroup, s.simdgroupsPerThreadgroup == 1 ? "" : "s",
+                         s.threadsX, s.vectorWidth, s.threadsY);
+    out += fmt::format("{}per thread: {} trip{} x {}-wide vector = up to {} elements\n", pad, s.iterations,
+                       s.iterations == 1 ? "" : "s", s.vectorWidth, s.elementsPerThread);
+    out += fmt::format("{}grid: {} threadgroup{} ({} output block{} x {} split{})", pad, s.threadgroups,
+                       s.threadgroups == 1 ? "" : "s", s.outputBlocks, s.outputBlocks == 1 ? "" : "s", s.splits,
+                       s.splits == 1 ? "" : "s");
+    out += i == 0 && plan.twoStage() ? fmt::format(", writes {} partials\n", s.outputs * s.splits)
+                                     : fmt::format(", writes {} output{}\n", s.outputs, s.outputs == 1 ? "" : "s");
+    out += fmt::format("{}combine: {}", pad, s.combine);
+    if (s.threadgroupMemoryBytes) out += fmt::format(" ({})", formatBytes(s.threadgroupMemoryBytes));
+    out += "\n";
+    if (verbose) out += fmt::format("{}mapping: {}\n", pad, mappingText(plan, s, i));
+  }
+  out += fmt::format("{}  reads {}: at least {} at {} GB/s; {} the {} last-level cache\n", indent,
+                     formatBytes(plan.inputBytes), formatMicroseconds(plan.dramMicroseconds), profile.dramBandwidthGBs,
+                     plan.fitsInLastLevelCache ? "fits in" : "exceeds", formatBytes(profile.lastLevelCacheBytes));
+  if (verbose) {
+    out += fmt::format("{}  decisions:\n", indent);
+    for (const std::string& d : plan.decisions) out += fmt::format("{}    - {}\n", indent, d);
+  }
+}
+
+void renderOp(std::string& out, const OpAnalysis& a, const hw::HardwareProfile& profile, bool verbose) {
+  const GraphOp& op = a.op;
+  out += fmt::format("[{}] {}{}{}\n", op.index, op.id.empty() ? "" : op.id + "  ", op.type.empty() ? "?" : op.type,
+                     a.status == OpStatus::Analyzed ? (a.isReduction() ? "  (reduction)" : "") : "");
+  if (a.status != OpStatus::Analyzed) {
+    out += fmt::format("    {}: {}\n", a.status == OpStatus::Unsupported ? "unsupported" : "error", a.error);
+    return;
+  }
+  out += fmt::format("    input:   {} {}, strides {}\n", shapesText(op.inputShapes), dtypeName(a.dtype),
+                     shapeText(a.strides));
+  if (a.plan)
+    out += fmt::format("    axes:    {} -> output {}\n", listText(a.axes), outputText(a.outputShape));
+  else
+    out += fmt::format("    output:  {}\n", shapeText(a.outputShape));
+  out += fmt::format("    layout:  {}\n", layoutLine(a));
+  out += fmt::format("             {}\n", a.layout.reason);
+  if (a.plan)
+    renderPlan(out, a, profile, verbose);
+  else
+    out += "    plan:    none: the planner plans reductions; this op's kernel uses the layout above\n";
+}
+
+json layoutToJson(const layout::PolicyChoice& l) {
+  return json{{"name", layout::memoryLayoutName(l.policy)},
+              {"value", static_cast<int>(l.policy)},
+              {"order", l.order},
+              {"contiguous_dims", l.contiguousDims},
+              {"contiguous_elements", l.contiguousElements},
+              {"contiguous_run_reduced", l.contiguousRunReduced},
+              {"vector_width", l.vectorWidth},
+              {"vector_bytes", l.vectorBytes},
+              {"tile", l.tile},
+              {"threadgroup_memory_bytes", l.threadgroupMemoryBytes},
+              {"reason", l.reason}};
+}
+
+json stageToJson(const ReductionStage& s) {
+  return json{{"kernel", s.kernel},
+              {"shape", stageShapeName(s.shape)},
+              {"outputs", s.outputs},
+              {"reduce_count", s.reduceCount},
+              {"inner_outputs", s.innerOutputs},
+              {"vector_width", s.vectorWidth},
+              {"lanes_per_output", s.lanesPerOutput},
+              {"threads", {s.threadsX, s.threadsY}},
+              {"threadgroup_size", s.threadgroupSize},
+              {"simdgroups_per_threadgroup", s.simdgroupsPerThreadgroup},
+              {"outputs_per_threadgroup", s.outputsPerThreadgroup},
+              {"output_blocks", s.outputBlocks},
+              {"splits", s.splits},
+              {"sweeps", s.sweeps},
+              {"threadgroups", s.threadgroups},
+              {"grid", {s.threadgroups, 1, 1}},
+              {"iterations", s.iterations},
+              {"elements_per_thread", s.elementsPerThread},
+              {"accumulator_bytes", s.accumulatorBytes},
+              {"threadgroup_memory_bytes", s.threadgroupMemoryBytes},
+              {"combine", s.combine}};
+}
+
+json hardwareToJson(const hw::HardwareSelection& h) {
+  const hw::HardwareProfile& p = h.profile;
+  return json{{"id", p.id},
+              {"name", p.name},
+              {"vendor", hw::gpuVendorName(p.vendor)},
+              {"origin", h.origin},
+              {"gpu_cores", p.gpuCores},
+              {"dram_bandwidth_gbs", p.dramBandwidthGBs},
+              {"last_level_cache_bytes", p.lastLevelCacheBytes},
+              {"simd_width", p.simdWidth},
+              {"max_threads_per_threadgroup", p.maxThreadsPerThreadgroup},
+              {"threadgroup_memory_bytes", p.threadgroupMemoryBytes},
+              {"max_resident_threads_per_core", p.maxResidentThreadsPerCore}};
+}
+
+}  // namespace
+
+std::string formatBytes(int64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
+  if (bytes < int64_t(1024) * 1024 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
+  return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024));
+}
+
+json planToJson(const ReductionPlan& plan) {
+  json stages = json::array();
+  for (const ReductionStage& s : plan.stages) stages.push_back(stageToJson(s));
+  return json{{"kind", reductionKindName(plan.kind)},
+              {"combiner", combinerName(plan.combiner)},
+              {"accumulator", dtypeName(plan.accumulator)},
+              {"output_count", plan.outputCount},
+              {"reduce_count", plan.reduceCount},
+              {"output_space", {{"dims", plan.outputSpace.dims}, {"sizes", plan.outputSpace.sizes}}},
+              {"reduce_space", {{"dims", plan.reduceSpace.dims}, {"sizes", plan.reduceSpace.sizes}}},
+              {"two_stage", plan.twoStage()},
+              {"partials_per_output", plan.partialsPerOutput()},
+              {"stages", stages},
+              {"input_bytes", plan.inputBytes},
+              {"dram_time_us", plan.dramMicroseconds},
+              {"fits_in_last_level_cache", plan.fitsInLastLevelCache},
+              {"decisions", plan.decisions}};
+}
+
+std::string renderAnalysisText(const GraphAnalysis& g, bool verbose) {
+  const hw::HardwareProfile& p = g.hardware.profile;
+  std::string out = fmt::format("tmetal analyze: {} op{} from {}\n", g.summary.ops, g.summary.ops == 1 ? "" : "s",
+                                g.source);
+  out += fmt::format("hardware: {} - {}: {} {}, {} GB/s, {} last-level cache\n", p.id, p.name, p.gpuCores,
+                     p.vendor == hw::GpuVendor::Apple ? "GPU cores" : "SMs", p.dramBandwidthGBs,
+                     formatBytes(p.lastLevelCacheBytes));
+  out += fmt::format("          {}\n\n", g.hardware.origin);
+  for (const OpAnalysis& a : g.ops) {
+    renderOp(out, a, p, verbose);
+    out += "\n";
+  }
+  const AnalysisSummary& s = g.summary;
+  out += "summary\n";
+  out += fmt::format("  ops:         {} ({} analyzed, {} unsupported, {} invalid)\n", s.ops, s.analyzed,
+                     s.unsupported, s.invalid);
+  out += fmt::format("  reductions:  {}\n", s.reductions);
+  std::string layouts;
+  for (const auto& [l, count] : s.layoutCounts)
+    layouts += fmt::format("{}{}={}", layouts.empty() ? "" : " ", layout::memoryLayoutName(l), count);
+  out += fmt::format("  layouts:     {}\n", layouts);
+  out += fmt::format("  COALESCED coverage of reductions: {}/{} ({:.0f}%)\n", s.coalescedReductions, s.reductions,
+                     100.0 * s.coalescedCoverage());
+  return out;
+}
+
+json analysisToJson(const GraphAnalysis& g) {
+  json ops = json::array();
+  for (const OpAnalysis& a : g.ops) {
+    json op{{"index", a.op.index},
+            {"id", a.op.id.empty() ? json(nullptr) : json(a.op.id)},
+            {"type", a.op.type},
+            {"status", opStatusName(a.status)},
+            {"is_reduction", a.isReduction()},
+            {"input_shapes", a.op.inputShapes}};
+    if (a.status != OpStatus::Analyzed) {
+      op["error"] = a.error;
+      op["diagnostic"] = a.diagnostic();
+      ops.push_back(op);
+      continue;
+    }
+    op["dtype"] = dtypeName(a.dtype);
+    op["strides"] = a.strides;
+    op["axes"] = a.plan ? json(a.axes) : json(nullptr);
+    op["output_shape"] = a.outputShape;
+    op["layout"] = layoutToJson(a.layout);
+    op["plan"] = a.plan ? planToJson(*a.plan) : json(nullptr);
+    ops.push_back(op);
+  }
+  json layouts = json::object();
+  for (const auto& [l, count] : g.summary.layoutCounts) layouts[layout::memoryLayoutName(l)] = count;
+  const AnalysisSummary& s = g.summary;
+  return json{{"tool", "tmetal analyze"},
+              {"schema_version", 1},
+              {"source", g.source},
+              {"hardware", hardwareToJson(g.hardware)},
+              {"ops", ops},
+              {"summary",
+               {{"ops", s.ops},
+                {"analyzed", s.analyzed},
+                {"unsupported", s.unsupported},
+                {"invalid", s.invalid},
+                {"reductions", s.reductions},
+                {"layout_distribution", layouts},
+                {"coalesced_reductions", s.coalescedReductions},
+                {"coalesced_coverage", s.coalescedCoverage()}}}};
+}
+
+std::string renderAnalysisJson(const GraphAnalysis& g) { return analysisToJson(g).dump(2) + "\n"; }
+
+}  // namespace tmetal::graph

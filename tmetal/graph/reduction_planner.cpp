@@ -1,0 +1,344 @@
+#include "tmetal/graph/reduction_planner.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "tmetal/graph/tensor_checks.h"
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::graph {
+
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
+int64_t nextPow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+int64_t saturatingMultiply(int64_t a, int64_t b) {
+  int64_t r = checkedMultiply(a, b);
+  return r < 0 ? std::numeric_limits<int64_t>::max() : r;
+}
+
+// Threadgroups of `size` threads that one wave holds: every core's resident
+// slots filled once.
+int64_t waveThreadgroups(const hw::HardwareProfile& p, int64_t size) {
+  int64_t resident = p.maxResidentThreadsPerCore > 0 ? p.maxResidentThreadsPerCore : p.maxThreadsPerThreadgroup;
+  return int64_t(p.gpuCores) * std::max<int64_t>(1, resident / size);
+}
+
+// Vector width for reading partials: 16 bytes of accumulators that divide
+// `extent`; arg-reductions read (value, index) pairs one at a time.
+int partialsVectorWidth(int64_t extent, int accBytes, Combiner c) {
+  if (combinerCarriesIndex(c)) return 1;
+  int width = std::max(1, layout::kMaxVectorBytes / accBytes);
+  while (width > 1 && extent % width != 0) width /= 2;
+  return width;
+}
+
+std::string laneCombine(int lanes, const hw::HardwareProfile& p, Combiner c) {
+  std::optional<std::string> simd = simdIntrinsic(c);
+  if (lanes == 1) return "each thread reduces its output alone";
+  if (lanes == p.simdWidth && simd) return *simd + " across the SIMD group";
+  int steps = 0;
+  for (int l = 1; l < std::min(lanes, p.simdWidth); l *= 2) ++steps;
+  std::string within = lanes >= p.simdWidth && simd
+                           ? *simd + " in each SIMD group"
+                           : fmt::format("{}-step shuffle-xor butterfly across {} lanes", steps,
+                                         std::min(lanes, p.simdWidth));
+  if (lanes <= p.simdWidth) return within;
+  return within + fmt::format(", then {} SIMD-group partials through threadgroup memory", ceilDiv(lanes, p.simdWidth));
+}
+
+struct StagePlanner {
+  const hw::HardwareProfile& p;
+  Combiner combiner;
+  std::vector<std::string>& decisions;
+
+  int64_t wave() const { return waveThreads(p); }
+  std::string waveText() const {
+    return fmt::format("one wave of {} threads ({} cores x {} resident threads)", wave(), p.gpuCores,
+                       p.maxResidentThreadsPerCore);
+  }
+
+  // Rows: `outputs` reductions of `reduce` elements each, contiguous along
+  // the reduce index in vectors of `vector`.
+  ReductionStage rows(int64_t outputs, int64_t reduce, int vector, int accBytes, bool allowSplit,
+                      const std::string& stageName) {
+    ReductionStage s;
+    s.shape = StageShape::Rows;
+    s.outputs = outputs;
+    s.reduceCount = reduce;
+    s.vectorWidth = vector;
+    s.accumulatorBytes = accBytes;
+    const int64_t vectors = reduce / vector;
+    const int simd = p.simdWidth;
+    const int maxThreads = p.maxThreadsPerThreadgroup;
+
+    // 1. Lanes per output: enough that one sweep of the lanes reads the whole
+    // row, never more lanes than vectors. Short rows share a SIMD group
+    // (power-of-two lane groups, so a shuffle butterfly combines them); long
+    // rows take whole SIMD groups, up to a full threadgroup.
+    int64_t lanes;
+    if (vectors <= simd) {
+      lanes = nextPow2(vectors);
+      decisions.push_back(fmt::format("{}: {} vectors of {} per output fit in one SIMD group of {}: {} lanes per output",
+                                      stageName, vectors, vector, simd, lanes));
+    } else {
+      lanes = std::min<int64_t>(maxThreads, roundUp(vectors, simd));
+      decisions.push_back(fmt::format(
+          "{}: {} vectors of {} per output exceed a SIMD group: {} lanes per output ({} SIMD groups{})", stageName,
+          vectors, vector, lanes, lanes / simd, lanes == maxThreads ? ", the threadgroup limit" : ""));
+    }
+    s.lanesPerOutput = static_cast<int>(lanes);
+
+    // 2. Split each output over several threadgroups (a second stage) only
+    // when the outputs alone leave the GPU short of one wave and the lanes
+    // would otherwise loop over their row.
+    s.splits = 1;
+    s.sweeps = ceilDiv(vectors, lanes);
+    const int64_t threads = saturatingMultiply(outputs, lanes);
+    if (allowSplit && threads < wave() && s.sweeps > 1) {
+      s.splits = std::min(ceilDiv(wave(), threads), s.sweeps);
+      decisions.push_back(fmt::format(
+          "{}: {} output{} x {} lanes = {} threads, less than {}: each output is split over {} threadgroups taking "
+          "turns over its {} sweeps; a second stage combines their partials",
+          stageName, outputs, outputs == 1 ? "" : "s", lanes, threads, waveText(), s.splits, s.sweeps));
+    } else if (allowSplit) {
+      decisions.push_back(threads >= wave()
+                              ? fmt::format("{}: {} outputs x {} lanes = {} threads fill {}: no second stage",
+                                            stageName, outputs, lanes, threads, waveText())
+                              : fmt::format("{}: the lanes read each output in {} sweep{}: no second stage",
+                                            stageName, s.sweeps, s.sweeps == 1 ? "" : "s"));
+    }
+
+    // 3. Outputs per threadgroup: as many as fit (whole SIMD groups), halved
+    // while the grid would not fill one wave of threadgroups of that size,
+    // so that small problems still spread over every core.
+    int64_t most = std::max<int64_t>(1, maxThreads / lanes);
+    int64_t least = std::min(most, std::max<int64_t>(1, simd / lanes));
+    int64_t perGroup = most;
+    while (perGroup > least && ceilDiv(outputs, perGroup) * s.splits < waveThreadgroups(p, perGroup * lanes))
+      perGroup = std::max(least, perGroup / 2);
+    perGroup = std::min(perGroup, outputs);
+    s.outputsPerThreadgroup = perGroup;
+    s.threadsX = static_cast<int>(perGroup * lanes);
+    s.threadsY = 1;
+    s.threadgroupSize = s.threadsX;
+    s.simdgroupsPerThreadgroup = static_cast<int>(ceilDiv(s.threadgroupSize, simd));
+    s.outputBlocks = ceilDiv(outputs, perGroup);
+    s.threadgroups = s.outputBlocks * s.splits;
+    s.iterations = ceilDiv(s.sweeps, s.splits);
+    s.elementsPerThread = s.iterations * vector;
+    s.threadgroupMemoryBytes = lanes > simd ? ceilDiv(lanes, simd) * perGroup * accBytes : 0;
+    s.combine = laneCombine(static_cast<int>(lanes), p, combiner);
+    decisions.push_back(fmt::format("{}: {} output{} x {} lanes = {} threads per threadgroup, {} threadgroup{}",
+                                    stageName, perGroup, perGroup == 1 ? "" : "s", lanes, s.threadgroupSize,
+                                    s.threadgroups, s.threadgroups == 1 ? "" : "s"));
+    return s;
+  }
+
+  // Columns: `outputs` reductions whose outputs are contiguous in runs of
+  // `inner`; thread x owns `vector` neighbouring outputs, threads y split
+  // the `reduce` rows.
+  ReductionStage columns(int64_t outputs, int64_t inner, int64_t reduce, int vector, int accBytes, bool allowSplit,
+                         const std::string& stageName) {
+    ReductionStage s;
+    s.shape = StageShape::Columns;
+    s.outputs = outputs;
+    s.innerOutputs = inner;
+    s.reduceCount = reduce;
+    s.vectorWidth = vector;
+    s.accumulatorBytes = accBytes;
+    const int simd = p.simdWidth;
+
+    // 1. Lanes along the outputs: one SIMD group's worth of vectors, fewer
+    // when the run is narrower.
+    const int64_t tx = std::min<int64_t>(simd, nextPow2(ceilDiv(inner, vector)));
+    // 2. Threads along the reduction: the rest of the threadgroup, as long
+    // as every thread's accumulators fit in threadgroup memory for the final
+    // combine, and never more rows than there are.
+    const int64_t byMemory = p.threadgroupMemoryBytes / (tx * vector * accBytes);
+    const int64_t tyLimit = std::max<int64_t>(1, std::min<int64_t>(p.maxThreadsPerThreadgroup / tx, byMemory));
+    const int64_t ty = std::min(tyLimit, reduce);
+    s.threadsX = static_cast<int>(tx);
+    s.threadsY = static_cast<int>(ty);
+    s.threadgroupSize = static_cast<int>(tx * ty);
+    s.simdgroupsPerThreadgroup = static_cast<int>(ceilDiv(s.threadgroupSize, simd));
+    s.outputsPerThreadgroup = tx * vector;
+    s.outputBlocks = (outputs / inner) * ceilDiv(inner, tx * vector);
+    decisions.push_back(fmt::format(
+        "{}: {} lanes x {} outputs each along the contiguous run of {}; {} threads along the {} reduced rows "
+        "(limit {}: {} threads, {} bytes of threadgroup memory)",
+        stageName, tx, vector, inner, ty, reduce, tyLimit, p.maxThreadsPerThreadgroup, p.threadgroupMemoryBytes));
+
+    // 3. Split the rows over several threadgroups when the output blocks
+    // alone leave the GPU short of one wave.
+    s.splits = 1;
+    s.sweeps = ceilDiv(reduce, ty);
+    const int64_t threads = saturatingMultiply(s.outputBlocks, s.threadgroupSize);
+    if (allowSplit && threads < wave() && s.sweeps > 1) {
+      s.splits = std::min(ceilDiv(wave(), threads), s.sweeps);
+      decisions.push_back(fmt::format(
+          "{}: {} output block{} x {} threads = {} threads, less than {}: the rows are split over {} threadgroups "
+          "taking turns over the {} sweeps; a second stage combines their partials",
+          stageName, s.outputBlocks, s.outputBlocks == 1 ? "" : "s", s.threadgroupSize, threads, waveText(), s.splits,
+          s.sweeps));
+    } else if (allowSplit) {
+      decisions.push_back(threads >= wave()
+                              ? fmt::format("{}: {} output blocks x {} threads = {} threads fill {}: no second stage",
+                                            stageName, s.outputBlocks, s.threadgroupSize, threads, waveText())
+                              : fmt::format("{}: the threads read the rows in {} sweep{}: no second stage", stageName,
+                                            s.sweeps, s.sweeps == 1 ? "" : "s"));
+    }
+    s.threadgroups = s.outputBlocks * s.splits;
+    s.iterations = ceilDiv(s.sweeps, s.splits);
+    s.elementsPerThread = s.iterations * vector;
+    s.threadgroupMemoryBytes = ty > 1 ? ty * tx * vector * accBytes : 0;
+    s.combine = ty > 1 ? fmt::format("{} rows of accumulators combined through threadgroup memory", ty)
+                       : "each thread reduces its outputs alone";
+    decisions.push_back(fmt::format("{}: {} x {} = {} threads per threadgroup, {} threadgroup{}", stageName, tx, ty,
+                                    s.threadgroupSize, s.threadgroups, s.threadgroups == 1 ? "" : "s"));
+    return s;
+  }
+};
+
+std::string stage0Kernel(ReductionKind kind, const ReductionStage& s, const hw::HardwareProfile& p) {
+  if (kind == ReductionKind::Column) return s.splits > 1 ? "col_reduce_partials" : "col_reduce_tiles";
+  if (kind == ReductionKind::All) return s.splits > 1 ? "all_reduce_partials" : "all_reduce_one_threadgroup";
+  std::string prefix = kind == ReductionKind::General ? "general_reduce" : "row_reduce";
+  if (s.splits > 1) return prefix + "_partials";
+  if (s.lanesPerOutput == 1) return prefix + "_thread_per_row";
+  if (s.lanesPerOutput < p.simdWidth) return prefix + "_lanes_per_row";
+  if (s.lanesPerOutput == p.simdWidth) return prefix + "_simdgroup_per_row";
+  return prefix + "_threadgroup_per_row";
+}
+
+void checkDtype(ir::ScalarKind dtype, const hw::HardwareProfile& p) {
+  if (dtype == ir::ScalarKind::F64 && !p.fp64)
+    throw CompileError(std::string("float64 is not supported on ") + p.name + ": Metal has no 64-bit float type");
+  if (dtype == ir::ScalarKind::BF16 && !p.bfloat)
+    throw CompileError(std::string("bfloat16 is not supported on ") + p.name);
+}
+
+}  // namespace
+
+int64_t waveThreads(const hw::HardwareProfile& p) {
+  int64_t resident = p.maxResidentThreadsPerCore > 0 ? p.maxResidentThreadsPerCore : p.maxThreadsPerThreadgroup;
+  return int64_t(p.gpuCores) * resident;
+}
+
+ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareProfile& profile) {
+  ReductionPlan plan;
+  plan.shape = request.shape;
+  const int64_t elements = checkShape(plan.shape);
+  plan.strides = request.strides.empty() ? layout::rowMajorStrides(plan.shape) : request.strides;
+  checkStrides(plan.strides, plan.shape);
+  if (request.axes.empty()) throw CompileError("a reduction needs at least one axis");
+  std::vector<int64_t> axesAsWritten(request.axes.begin(), request.axes.end());
+  plan.axes = normalizeAxes(axesAsWritten, plan.shape);
+  checkDtype(request.dtype, profile);
+  plan.dtype = request.dtype;
+  plan.combiner = request.combiner;
+  plan.hardware = profile.id;
+  const int elementBytes = scalarBytes(plan.dtype);
+
+  layout::TensorAccess access{plan.shape, plan.strides, elementBytes, plan.axes, std::nullopt};
+  plan.layout = layout::choosePolicy(layout::AccessPattern::Reduction, access, profile);
+  const std::vector<int>& run = plan.layout.contiguousDims;
+  auto inRun = [&](int d) { return std::find(run.begin(), run.end(), d) != run.end(); };
+  auto reduced = [&](int d) { return std::binary_search(plan.axes.begin(), plan.axes.end(), d); };
+
+  // Output and reduce spaces. Dimensions outside the contiguous run go
+  // first (kept ones in logical order, reduced ones by falling stride); the
+  // run goes last, outermost first, so that consecutive indices walk memory.
+  std::vector<int> keptDims, reducedDims;
+  for (int d = 0; d < static_cast<int>(plan.shape.size()); ++d) {
+    if (plan.shape[d] == 1 || inRun(d)) continue;
+    (reduced(d) ? reducedDims : keptDims).push_back(d);
+  }
+  std::stable_sort(reducedDims.begin(), reducedDims.end(),
+                   [&](int a, int b) { return plan.strides[a] > plan.strides[b]; });
+  for (auto it = run.rbegin(); it != run.rend(); ++it) (reduced(*it) ? reducedDims : keptDims).push_back(*it);
+  for (int d : keptDims) {
+    plan.outputSpace.dims.push_back(d);
+    plan.outputSpace.sizes.push_back(plan.shape[d]);
+  }
+  for (int d : reducedDims) {
+    plan.reduceSpace.dims.push_back(d);
+    plan.reduceSpace.sizes.push_back(plan.shape[d]);
+  }
+  plan.outputCount = plan.outputSpace.count();
+  plan.reduceCount = plan.reduceSpace.count();
+
+  // Kind: from what the unit-stride run is.
+  if (plan.outputCount == 1) {
+    plan.kind = ReductionKind::All;
+    plan.decisions.push_back("kind all: every dimension of size > 1 is reduced, one output");
+  } else if (!run.empty() && plan.layout.contiguousRunReduced) {
+    plan.kind = ReductionKind::Row;
+    plan.decisions.push_back(fmt::format("kind row: the contiguous run is reduced; {} outputs of {} elements",
+                                         plan.outputCount, plan.reduceCount));
+  } else if (!run.empty()) {
+    plan.kind = ReductionKind::Column;
+    plan.decisions.push_back(fmt::format(
+        "kind column: the contiguous run is kept; {} outputs, neighbouring ones adjacent in memory, {} elements each",
+        plan.outputCount, plan.reduceCount));
+  } else {
+    plan.kind = ReductionKind::General;
+    plan.decisions.push_back(fmt::format("kind general: no dimension has unit stride; {} outputs of {} elements",
+                                         plan.outputCount, plan.reduceCount));
+  }
+  const int vector = plan.layout.vectorWidth;
+  plan.decisions.push_back(fmt::format("vector width {} ({} bytes): the widest access up to {} bytes that divides the "
+                                       "contiguous run of {} and keeps vectors aligned",
+                                       vector, plan.layout.vectorBytes, layout::kMaxVectorBytes,
+                                       plan.layout.contiguousElements));
+
+  plan.accumulator = accumulatorKind(plan.combiner, plan.dtype);
+  const int accBytes = accumulatorBytes(plan.combiner, plan.dtype, plan.reduceCount);
+  StagePlanner planner{profile, plan.combiner, plan.decisions};
+
+  ReductionStage first =
+      plan.kind == ReductionKind::Column
+          ? planner.columns(plan.outputCount, plan.layout.contiguousElements, plan.reduceCount, vector, accBytes, true,
+                            "stage 1")
+          : planner.rows(plan.outputCount, plan.reduceCount, vector, accBytes, true, "stage 1");
+  first.kernel = stage0Kernel(plan.kind, first, profile);
+  plan.stages.push_back(first);
+
+  if (first.splits > 1) {
+    // The partials are laid out so that the second stage reads them the way
+    // the first wrote them: [output][partial] after rows, [partial][output]
+    // after columns. Both are contiguous, so the second stage is a plain
+    // row or column reduction of them that never splits again.
+    const int64_t partials = first.splits;
+    ReductionStage second;
+    if (first.shape == StageShape::Rows) {
+      second = planner.rows(plan.outputCount, partials, partialsVectorWidth(partials, accBytes, plan.combiner),
+                            accBytes, false, "stage 2");
+      second.kernel = "reduce_partials_rows";
+    } else {
+      second = planner.columns(plan.outputCount, plan.outputCount, partials,
+                               partialsVectorWidth(plan.outputCount, accBytes, plan.combiner), accBytes, false,
+                               "stage 2");
+      second.kernel = "reduce_partials_columns";
+    }
+    plan.stages.push_back(second);
+  }
+  for (const ReductionStage& s : plan.stages)
+    if (s.threadgroups > kMaxThreadgroupsPerDispatch)
+      throw CompileError(fmt::format("the reduction needs {} threadgroups, more than one dispatch allows ({})",
+                                     s.threadgroups, kMaxThreadgroupsPerDispatch));
+
+  plan.inputBytes = saturatingMultiply(elements, elementBytes);
+  plan.dramMicroseconds = double(plan.inputBytes) / (profile.dramBandwidthGBs * 1e3);
+  plan.fitsInLastLevelCache = plan.inputBytes <= profile.lastLevelCacheBytes;
+  return plan;
+}
+
+}  // namespace tmetal::graph
