@@ -1,0 +1,232 @@
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "tmetal/layout/blocked_layout_choice.h"
+#include "tmetal/layout/distributed_layout.h"
+#include "tmetal/layout/tensor_map.h"
+#include "tmetal/support/diagnostic.h"
+
+using namespace tmetal;
+using namespace tmetal::layout;
+
+namespace {
+
+// Splits 2^log over `rank` dimensions at random.
+std::vector<int> randomSplit(std::mt19937& rng, int rank, int log) {
+  std::vector<int> v(rank, 1);
+  for (int i = 0; i < log; ++i) v[rng() % rank] *= 2;
+  return v;
+}
+
+BlockedLayout randomBlocked(std::mt19937& rng, int rank, int numSimds) {
+  BlockedLayout b;
+  b.sizePerThread = randomSplit(rng, rank, static_cast<int>(rng() % 4));
+  b.lanesPerSimd = randomSplit(rng, rank, 5);
+  int logSimds = 0;
+  while ((1 << logSimds) < numSimds) ++logSimds;
+  b.simdsPerGroup = randomSplit(rng, rank, logSimds);
+  for (int d = 0; d < rank; ++d) b.order.push_back(d);
+  std::shuffle(b.order.begin(), b.order.end(), rng);
+  return b;
+}
+
+std::vector<int64_t> randomShape(std::mt19937& rng, int rank) {
+  std::vector<int64_t> s;
+  for (int d = 0; d < rank; ++d) s.push_back(int64_t{1} << (rng() % (rank == 3 ? 6 : 8)));  // 1 .. 128 (64 in 3-D)
+  return s;
+}
+
+int64_t linear(const std::vector<int64_t>& index, const std::vector<int64_t>& shape) {
+  int64_t l = 0;
+  for (size_t d = 0; d < shape.size(); ++d) l = l * shape[d] + index[d];
+  return l;
+}
+
+// Every element is held by exactly one owner (thread, register); every
+// register of every thread holds an element in range; a thread's registers
+// hold distinct elements; replicas hold elements some owner holds.
+void checkCoversOnce(const TensorMap& map) {
+  int64_t numel = 1;
+  for (int64_t e : map.shape()) numel *= e;
+  std::vector<int> owners(numel, 0);
+  for (int t = 0; t < map.numThreads(); ++t) {
+    std::set<int64_t> mine;
+    for (int64_t r = 0; r < map.numRegisters(); ++r) {
+      std::vector<int64_t> idx = map.tensorIndex(t, r);
+      for (size_t d = 0; d < idx.size(); ++d) {
+        ASSERT_GE(idx[d], 0);
+        ASSERT_LT(idx[d], map.shape()[d]) << map.layout()->str();
+      }
+      int64_t l = linear(idx, map.shape());
+      ASSERT_TRUE(mine.insert(l).second) << "thread " << t << " holds element " << l << " twice in "
+                                         << map.layout()->str();
+      if (map.isOwner(t)) ++owners[l];
+      ASSERT_EQ(map.registerAt(map.registerOffset(r)), r);
+    }
+  }
+  for (int64_t l = 0; l < numel; ++l)
+    ASSERT_EQ(owners[l], 1) << "element " << l << " of " << map.layout()->str();
+}
+
+}  // namespace
+
+TEST(TensorMap, RandomBlockedLayoutsCoverEveryElementOnce) {
+  std::mt19937 rng(1234);
+  for (int trial = 0; trial < 300; ++trial) {
+    int rank = 1 + static_cast<int>(rng() % 3);
+    int numSimds = 1 << (rng() % 4);
+    LayoutPtr l = DistributedLayout::blocked(randomBlocked(rng, rank, numSimds));
+    TensorMap map(l, randomShape(rng, rank));
+    checkCoversOnce(map);
+  }
+}
+
+TEST(TensorMap, RandomSliceLayoutsCoverEveryElementOnce) {
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 200; ++trial) {
+    int rank = 2 + static_cast<int>(rng() % 2);
+    LayoutPtr parent = DistributedLayout::blocked(randomBlocked(rng, rank, 1 << (rng() % 3)));
+    LayoutPtr l = DistributedLayout::slice(parent, static_cast<int>(rng() % rank));
+    if (rank == 3 && rng() % 2) l = DistributedLayout::slice(l, static_cast<int>(rng() % 2));
+    TensorMap map(l, randomShape(rng, l->rank()));
+    checkCoversOnce(map);
+  }
+}
+
+TEST(TensorMap, RegistersWalkTheThreadBlockThenRepetitions) {
+  // 1-D, 4 elements per thread, 32 lanes, 2 SIMD groups: tile 256.
+  LayoutPtr l = DistributedLayout::blocked({{4}, {32}, {2}, {0}});
+  TensorMap map(l, {1024});
+  EXPECT_EQ(map.numRegisters(), 16);
+  EXPECT_EQ(map.tensorIndex(0, 0), std::vector<int64_t>{0});
+  EXPECT_EQ(map.tensorIndex(0, 3), std::vector<int64_t>{3});
+  EXPECT_EQ(map.tensorIndex(0, 4), std::vector<int64_t>{256});
+  EXPECT_EQ(map.tensorIndex(1, 0), std::vector<int64_t>{4});
+  EXPECT_EQ(map.tensorIndex(33, 1), std::vector<int64_t>{128 + 4 + 1});
+}
+
+TEST(TensorMap, SmallTensorsWrapIntoReplicas) {
+  LayoutPtr l = DistributedLayout::blocked({{1}, {32}, {4}, {0}});
+  TensorMap map(l, {64});
+  EXPECT_EQ(map.numRegisters(), 1);
+  EXPECT_TRUE(map.wraps(0));
+  EXPECT_EQ(map.distinctLanes(0), 32);
+  EXPECT_EQ(map.distinctSimdGroups(0), 2);
+  EXPECT_EQ(map.tensorIndex(64 + 5, 0), std::vector<int64_t>{5});  // SIMD group 2 replicates group 0
+  EXPECT_TRUE(map.isOwner(33));
+  EXPECT_FALSE(map.isOwner(64 + 5));
+}
+
+TEST(DistributedLayout, SliceOfATrivialDimensionIsBlocked) {
+  LayoutPtr p = DistributedLayout::blocked({{1, 4}, {1, 32}, {4, 1}, {1, 0}});
+  LayoutPtr rows = DistributedLayout::slice(p, 1);
+  EXPECT_TRUE(rows->isSlice());
+  EXPECT_EQ(rows->str(), "slice{dim=1, parent=blocked{spt=[1,4], lanes=[1,32], simds=[4,1], order=[1,0]}}");
+  LayoutPtr q = DistributedLayout::blocked({{1, 4}, {1, 32}, {1, 4}, {1, 0}});
+  LayoutPtr cols = DistributedLayout::slice(q, 0);
+  EXPECT_TRUE(cols->isBlocked());
+  EXPECT_EQ(cols->str(), "blocked{spt=[4], lanes=[32], simds=[4], order=[0]}");
+  // expand_dims undoes the reduction's slice.
+  EXPECT_TRUE(sameLayout(insertDimension(rows, 1), p));
+  // ... and a new trivial dimension slices back to the original.
+  EXPECT_TRUE(sameLayout(DistributedLayout::slice(insertDimension(cols, 0), 0), cols));
+}
+
+TEST(DistributedLayout, InsertDimensionKeepsTheRegisterMapping) {
+  LayoutPtr p = DistributedLayout::blocked({{2, 2, 1}, {4, 2, 4}, {1, 2, 2}, {2, 0, 1}});
+  LayoutPtr s = DistributedLayout::slice(p, 1);  // rank 2, a real slice
+  LayoutPtr e = insertDimension(s, 0);            // rank 3 again, new dim 0
+  TensorMap a(s, {8, 4});
+  TensorMap b(e, {1, 8, 4});
+  ASSERT_EQ(a.numRegisters(), b.numRegisters());
+  for (int t = 0; t < a.numThreads(); ++t)
+    for (int64_t r = 0; r < a.numRegisters(); ++r) {
+      std::vector<int64_t> i = a.tensorIndex(t, r);
+      std::vector<int64_t> j = b.tensorIndex(t, r);
+      EXPECT_EQ(j, (std::vector<int64_t>{0, i[0], i[1]}));
+    }
+}
+
+TEST(DistributedLayout, RejectsBadParameters) {
+  try {
+    DistributedLayout::blocked({{3}, {32}, {1}, {0}});
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.message(), "blocked layout blocked{spt=[3], lanes=[32], simds=[1], order=[0]}: every parameter must "
+                           "be a power of two");
+  }
+  try {
+    TensorMap(DistributedLayout::blocked({{1}, {32}, {1}, {0}}), {100});
+    FAIL();
+  } catch (const CompileError& e) {
+    EXPECT_EQ(e.message(), "tensor of shape 100: every extent must be a power of two");
+  }
+}
+
+TEST(BlockedLayoutChoice, CoalescedVectorizesAndKeepsThreadsBusy) {
+  AccessHint h{{0}, 4, 4, {}};
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {1024}, 4, h).str(),
+            "blocked{spt=[4], lanes=[32], simds=[4], order=[0]}");
+  // 256 elements over 128 threads: two per thread, a float2.
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {256}, 4, h).str(),
+            "blocked{spt=[2], lanes=[32], simds=[4], order=[0]}");
+  // DEFAULT is COALESCED.
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::DEFAULT, {256}, 4, h), chooseBlockedLayout(MemoryLayout::COALESCED, {256}, 4, h));
+}
+
+TEST(BlockedLayoutChoice, CoalescedRowReductionStaysInsideSimdGroups) {
+  AccessHint h{{1, 0}, 4, 4, {1}};
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {8, 512}, 4, h).str(),
+            "blocked{spt=[1,4], lanes=[1,32], simds=[4,1], order=[1,0]}");
+}
+
+TEST(BlockedLayoutChoice, CoalescedColumnReductionKeepsRowsCoalesced) {
+  // Reducing axis 0 of a row-major tile: 128-byte rows over 8 lanes of
+  // float4, the other 4 lanes and the SIMD groups along the reduced axis.
+  AccessHint h{{1, 0}, 4, 4, {0}};
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {64, 128}, 4, h).str(),
+            "blocked{spt=[1,4], lanes=[4,8], simds=[1,4], order=[1,0]}");
+  AccessHint unaligned{{1, 0}, 1, 4, {0}};
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {64, 32}, 4, unaligned).str(),
+            "blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}");
+}
+
+TEST(BlockedLayoutChoice, PoliciesGiveDifferentLayouts) {
+  AccessHint h{{1, 0}, 4, 4, {}};
+  std::map<std::string, MemoryLayout> seen;
+  for (MemoryLayout p : {MemoryLayout::COALESCED, MemoryLayout::ROW_MAJOR, MemoryLayout::COLUMN_MAJOR, MemoryLayout::TILED}) {
+    std::string s = chooseBlockedLayout(p, {64, 64}, 4, h).str();
+    EXPECT_FALSE(seen.count(s)) << memoryLayoutName(p) << " repeats " << memoryLayoutName(seen[s]) << ": " << s;
+    seen[s] = p;
+  }
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::ROW_MAJOR, {64, 64}, 4, h).str(),
+            "blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}");
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COLUMN_MAJOR, {64, 64}, 4, h).str(),
+            "blocked{spt=[1,1], lanes=[32,1], simds=[1,4], order=[0,1]}");
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::TILED, {64, 64}, 4, h).str(),
+            "blocked{spt=[2,2], lanes=[4,8], simds=[2,2], order=[1,0]}");
+  std::set<std::string> oneD;
+  for (MemoryLayout p : {MemoryLayout::COALESCED, MemoryLayout::ROW_MAJOR, MemoryLayout::COLUMN_MAJOR, MemoryLayout::TILED})
+    oneD.insert(chooseBlockedLayout(p, {2048}, 4, AccessHint{{0}, 2, 4, {}}).str());
+  EXPECT_EQ(oneD.size(), 4u);
+}
+
+TEST(BlockedLayoutChoice, EveryPolicyUsesAllThreadsOfEveryShape) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    int rank = 1 + static_cast<int>(rng() % 3);
+    std::vector<int64_t> shape = randomShape(rng, rank);
+    int numSimds = 1 << (rng() % 4);
+    for (MemoryLayout p : allMemoryLayouts()) {
+      AccessHint h;
+      h.vectorElements = 1 << (rng() % 3);
+      BlockedLayout b = chooseBlockedLayout(p, shape, numSimds, h);
+      EXPECT_EQ(b.simdWidth(), 32) << b.str();
+      EXPECT_EQ(b.numSimdGroups(), numSimds) << b.str();
+      checkCoversOnce(TensorMap(DistributedLayout::blocked(b), shape));
+    }
+  }
+}

@@ -1,0 +1,179 @@
+#include "tmetal/layout/blocked_layout_choice.h"
+
+#include <algorithm>
+
+namespace tmetal::layout {
+
+namespace {
+
+int floorPowerOfTwo(int64_t v) {
+  int p = 1;
+  while (static_cast<int64_t>(p) * 2 <= v) p *= 2;
+  return p;
+}
+
+// A layout being built: every parameter starts at 1.
+struct Builder {
+  std::vector<int64_t> shape;
+  BlockedLayout b;
+
+  Builder(const std::vector<int64_t>& s, std::vector<int> order) : shape(s) {
+    int r = static_cast<int>(s.size());
+    b.sizePerThread.assign(r, 1);
+    b.lanesPerSimd.assign(r, 1);
+    b.simdsPerGroup.assign(r, 1);
+    b.order = std::move(order);
+  }
+  // How many more lanes or SIMD groups dimension d can take before they
+  // would only hold replicas.
+  int room(int d) const {
+    int64_t used = static_cast<int64_t>(b.sizePerThread[d]) * b.lanesPerSimd[d] * b.simdsPerGroup[d];
+    return static_cast<int>(std::max<int64_t>(1, shape[d] / used));
+  }
+  void giveLanes(int d, int& left, int most) {
+    int t = std::min({left, room(d), std::max(1, most)});
+    t = floorPowerOfTwo(t);
+    b.lanesPerSimd[d] *= t;
+    left /= t;
+  }
+  void giveSimds(int d, int& left, int most) {
+    int t = floorPowerOfTwo(std::min({left, room(d), std::max(1, most)}));
+    b.simdsPerGroup[d] *= t;
+    left /= t;
+  }
+};
+
+std::vector<int> rowMajorOrder(int rank) {
+  std::vector<int> o;
+  for (int d = rank - 1; d >= 0; --d) o.push_back(d);
+  return o;
+}
+
+std::vector<int> columnMajorOrder(int rank) {
+  std::vector<int> o;
+  for (int d = 0; d < rank; ++d) o.push_back(d);
+  return o;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  int64_t p = 1;
+  for (int64_t e : v) p *= e;
+  return p;
+}
+
+BlockedLayout coalesced(const std::vector<int64_t>& shape, int numSimds, const AccessHint& hint) {
+  int rank = static_cast<int>(shape.size());
+  Builder lb(shape, hint.order.empty() ? rowMajorOrder(rank) : hint.order);
+  auto reduced = [&](int d) {
+    return std::find(hint.reducedAxes.begin(), hint.reducedAxes.end(), d) != hint.reducedAxes.end();
+  };
+  int fastest = lb.b.order[0];
+  int threads = kSimdWidth * numSimds;
+  int64_t perThread = std::max<int64_t>(1, product(shape) / threads);
+  int bytes = std::max(1, hint.elementBytes);
+  int vec = floorPowerOfTwo(std::min<int64_t>({std::max(1, hint.vectorElements),
+                                               std::max(1, kMaxVectorAccessBytes / bytes), shape[fastest], perThread}));
+  lb.b.sizePerThread[fastest] = vec;
+
+  // Lanes: first along the contiguous dimension; when another axis is
+  // reduced, only as many as one 128-byte transaction needs, so that the
+  // rest can go to the reduced axis and combine in the SIMD group.
+  int lanes = kSimdWidth;
+  bool anyReduced = !hint.reducedAxes.empty();
+  int rowLanes = std::max(1, kCoalescedRowBytes / (vec * bytes));
+  lb.giveLanes(fastest, lanes, anyReduced && !reduced(fastest) ? rowLanes : kSimdWidth);
+  for (int d : lb.b.order)
+    if (d != fastest && reduced(d)) lb.giveLanes(d, lanes, kSimdWidth);
+  for (int d : lb.b.order) lb.giveLanes(d, lanes, kSimdWidth);
+  lb.b.lanesPerSimd[fastest] *= lanes;  // a tensor smaller than a SIMD group: replicas
+
+  // SIMD groups: dimensions that are kept first, so that a reduction stays
+  // inside SIMD groups where it can.
+  std::vector<int> fill;
+  for (int d : lb.b.order)
+    if (!reduced(d)) fill.push_back(d);
+  for (int d : lb.b.order)
+    if (reduced(d)) fill.push_back(d);
+  int simds = numSimds;
+  for (int d : fill) lb.giveSimds(d, simds, numSimds);
+  lb.b.simdsPerGroup[fill[0]] *= simds;
+  return lb.b;
+}
+
+BlockedLayout rowMajor(const std::vector<int64_t>& shape, int numSimds) {
+  int rank = static_cast<int>(shape.size());
+  Builder lb(shape, rowMajorOrder(rank));
+  int lanes = kSimdWidth;
+  for (int d : lb.b.order) lb.giveLanes(d, lanes, kSimdWidth);
+  lb.b.lanesPerSimd[lb.b.order[0]] *= lanes;
+  int simds = numSimds;
+  for (int d = 0; d < rank; ++d) lb.giveSimds(d, simds, numSimds);
+  lb.b.simdsPerGroup[0] *= simds;
+  return lb.b;
+}
+
+BlockedLayout columnMajor(const std::vector<int64_t>& shape, int numSimds) {
+  int rank = static_cast<int>(shape.size());
+  Builder lb(shape, columnMajorOrder(rank));
+  if (rank == 1)
+    lb.b.sizePerThread[0] = floorPowerOfTwo(std::max<int64_t>(1, shape[0] / (kSimdWidth * numSimds)));
+  int lanes = kSimdWidth;
+  for (int d : lb.b.order) lb.giveLanes(d, lanes, kSimdWidth);
+  lb.b.lanesPerSimd[0] *= lanes;
+  int simds = numSimds;
+  for (int d = rank - 1; d >= 0; --d) lb.giveSimds(d, simds, numSimds);
+  lb.b.simdsPerGroup[rank - 1] *= simds;
+  return lb.b;
+}
+
+BlockedLayout tiled(const std::vector<int64_t>& shape, int numSimds) {
+  int rank = static_cast<int>(shape.size());
+  Builder lb(shape, rowMajorOrder(rank));
+  int fast = rank - 1, slow = rank >= 2 ? rank - 2 : -1;
+  int lanes = kSimdWidth, simds = numSimds;
+  if (slow < 0) {
+    lb.b.sizePerThread[fast] = static_cast<int>(std::min<int64_t>(4, shape[fast]));
+    lb.giveLanes(fast, lanes, kSimdWidth);
+  } else {
+    lb.b.sizePerThread[fast] = static_cast<int>(std::min<int64_t>(2, shape[fast]));
+    lb.b.sizePerThread[slow] = static_cast<int>(std::min<int64_t>(2, shape[slow]));
+    lb.giveLanes(fast, lanes, 8);
+    lb.giveLanes(slow, lanes, 4);
+    // SIMD groups alternate between the two tile dimensions: 4 -> 2x2.
+    for (bool progress = true; simds > 1 && progress;) {
+      progress = false;
+      for (int d : {slow, fast}) {
+        if (simds > 1 && lb.room(d) > 1) {
+          lb.giveSimds(d, simds, 2);
+          progress = true;
+        }
+      }
+    }
+  }
+  for (int d : lb.b.order) lb.giveLanes(d, lanes, kSimdWidth);
+  lb.b.lanesPerSimd[fast] *= lanes;
+  for (int d : lb.b.order) lb.giveSimds(d, simds, numSimds);
+  lb.b.simdsPerGroup[slow >= 0 ? slow : fast] *= simds;
+  return lb.b;
+}
+
+}  // namespace
+
+MemoryLayout resolvePolicy(MemoryLayout policy) {
+  return policy == MemoryLayout::DEFAULT ? MemoryLayout::COALESCED : policy;
+}
+
+BlockedLayout chooseBlockedLayout(MemoryLayout policy, const std::vector<int64_t>& shape, int numSimdGroups,
+                                  const AccessHint& hint) {
+  BlockedLayout b;
+  switch (resolvePolicy(policy)) {
+    case MemoryLayout::ROW_MAJOR: b = rowMajor(shape, numSimdGroups); break;
+    case MemoryLayout::COLUMN_MAJOR: b = columnMajor(shape, numSimdGroups); break;
+    case MemoryLayout::TILED: b = tiled(shape, numSimdGroups); break;
+    default: b = coalesced(shape, numSimdGroups, hint); break;
+  }
+  b.validate();
+  return b;
+}
+
+}  // namespace tmetal::layout

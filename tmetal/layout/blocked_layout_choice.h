@@ -1,0 +1,47 @@
+// How each MemoryLayout policy builds the blocked layout of one tensor shape.
+// The layout assignment calls this for the tensors that anchor layouts
+// (loads, stores, atomics, reductions, dots) and for tensors nothing anchors.
+//
+//   COALESCED  order from the contiguity of the accessed memory; up to 16-byte
+//              vectors along the contiguous dimension where contiguity and
+//              alignment allow; lanes cover 128-byte rows of the contiguous
+//              dimension, then the reduced axis (so the SIMD hardware does the
+//              combining), then the rest; SIMD groups go to dimensions that are
+//              not reduced, so most reductions never leave a SIMD group.
+//   ROW_MAJOR  no vectors; lanes walk the last dimension first, SIMD groups
+//              take the first (a SIMD group per row band).
+//   COLUMN_MAJOR  the mirror image: lanes walk the first dimension, SIMD
+//              groups the last; a 1-D tensor gives each thread one contiguous
+//              run (the vector read as a column per thread).
+//   TILED      2x2 blocks per thread (4 in 1-D), lanes as a square-ish 4x8
+//              grid, SIMD groups as square-ish as their number allows.
+//   DEFAULT    resolves to COALESCED.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tmetal/layout/blocked_layout.h"
+#include "tmetal/layout/memory_layout.h"
+
+namespace tmetal::layout {
+
+constexpr int kSimdWidth = 32;          // Apple GPUs and NVIDIA warps alike
+constexpr int kMaxVectorAccessBytes = 16;
+constexpr int kCoalescedRowBytes = 128;  // one memory transaction of a SIMD group
+
+// What COALESCED knows about a tensor from the memory accesses that use it.
+struct AccessHint {
+  std::vector<int> order;      // fastest first; empty: row-major
+  int vectorElements = 1;      // elements one vector access may cover
+  int elementBytes = 4;
+  std::vector<int> reducedAxes;  // axes a downstream tt.reduce / tt.scan combines along
+};
+
+// The policy a user-visible MemoryLayout value stands for (DEFAULT -> COALESCED).
+MemoryLayout resolvePolicy(MemoryLayout policy);
+
+BlockedLayout chooseBlockedLayout(MemoryLayout policy, const std::vector<int64_t>& shape, int numSimdGroups,
+                                  const AccessHint& hint);
+
+}  // namespace tmetal::layout

@@ -1,0 +1,505 @@
+#include "tmetal/layout/layout_assignment.h"
+
+#include <algorithm>
+#include <set>
+
+#include "tmetal/layout/layout_op_traits.h"
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::layout {
+
+using ir::OpKind;
+
+namespace {
+
+bool isTensor(const ir::Value* v) { return v->type().isTensor(); }
+
+int elementBytes(const ir::Type& t) {
+  const ir::Type& e = t.elementOrSelf();
+  if (e.isPointer()) {
+    if (!e.pointee().isScalar()) return 8;
+    return std::max(1, e.pointee().bitWidth() / 8);
+  }
+  return std::max(1, e.bitWidth() / 8);
+}
+
+int floorPowerOfTwo(int64_t v) {
+  int p = 1;
+  while (static_cast<int64_t>(p) * 2 <= v) p *= 2;
+  return p;
+}
+
+using UseList = std::unordered_map<const ir::Value*, std::vector<std::pair<const ir::Operation*, size_t>>>;
+
+void collectUses(const ir::Region& region, UseList& uses) {
+  ir::walk(region, [&](const ir::Operation* op) {
+    for (size_t i = 0; i < op->numOperands(); ++i) uses[op->operand(i)].push_back({op, i});
+  });
+}
+
+}  // namespace
+
+// The passes that fill a LayoutAssignment. Kept out of the header: only the
+// results are the contract.
+class LayoutAssigner {
+ public:
+  LayoutAssigner(LayoutAssignment& out, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis)
+      : out_(out), fn_(fn), axis_(axis) {}
+
+  void run() {
+    collectUses(*fn_.body(), uses_);
+    markRematerializable(*fn_.entry());
+    chooseMemoryLayouts();
+    visitBlock(*fn_.entry());
+    propagateNeeds();
+  }
+
+ private:
+  // ---- rematerializable values -------------------------------------------
+  void markRematerializable(const ir::Block& block) {
+    for (const auto& op : block.ops()) {
+      for (size_t r = 0; r < op->numRegions(); ++r)
+        for (size_t b = 0; b < op->region(r)->numBlocks(); ++b) markRematerializable(*op->region(r)->block(b));
+      if (op->numResults() != 1 || !isTensor(op->result(0)) || !isRematerializableKind(op->kind())) continue;
+      bool allCheap = true;
+      for (const ir::Value* v : op->operands())
+        if (isTensor(v) && !out_.remat_.count(v)) allCheap = false;
+      if (allCheap) out_.remat_.insert(op->result(0));
+    }
+  }
+  bool cheap(const ir::Value* v) const { return out_.remat_.count(v) > 0; }
+
+  // ---- anchors: the layouts of memory accesses ----------------------------
+  // Axes of the reductions and scans that a loaded value flows into through
+  // elementwise ops and loop-carried values of the same shape.
+  std::vector<int> downstreamReducedAxes(const ir::Value* start) {
+    std::set<int> axes;
+    std::vector<const ir::Value*> work{start};
+    std::set<const ir::Value*> seen{start};
+    auto push = [&](const ir::Value* v) {
+      if (v->type().isTensor() && v->type().shape() == start->type().shape() && seen.insert(v).second)
+        work.push_back(v);
+    };
+    while (!work.empty()) {
+      const ir::Value* v = work.back();
+      work.pop_back();
+      for (auto [user, index] : uses_[v]) {
+        OpKind k = user->kind();
+        if (k == OpKind::TtReduce || k == OpKind::TtScan) {
+          axes.insert(static_cast<int>(user->intAttr("axis")));
+        } else if (isElementwise(k)) {
+          push(user->result(0));
+        } else if (k == OpKind::ScfYield) {
+          const ir::Operation* parent = user->parentBlock()->parentOp();
+          if (!parent) continue;
+          if (index < parent->numResults()) push(parent->result(index));
+          if (parent->kind() == OpKind::ScfFor) push(parent->region(0)->block(0)->argument(1 + index));
+        } else if (k == OpKind::ScfFor && index >= 3) {
+          push(user->region(0)->block(0)->argument(index - 2));
+        }
+      }
+    }
+    return {axes.begin(), axes.end()};
+  }
+
+  AccessHint accessHint(const ir::Operation& op) {
+    const ir::Value* ptr = op.operand(0);
+    const analysis::AxisInfo& info = axis_.get(ptr);
+    int rank = ptr->type().rank();
+    AccessHint hint;
+    hint.elementBytes = elementBytes(ptr->type());
+    // Fastest first: larger contiguity, then the later dimension (row-major).
+    for (int d = rank - 1; d >= 0; --d) hint.order.push_back(d);
+    std::stable_sort(hint.order.begin(), hint.order.end(),
+                     [&](int a, int b) { return info.contiguity[a] > info.contiguity[b]; });
+    int fastest = hint.order[0];
+    int64_t contiguous = analysis::powerOfTwoDivisor(info.contiguity[fastest]);
+    int64_t alignedElements = std::max<int64_t>(1, info.divisibility[fastest] / hint.elementBytes);
+    hint.vectorElements = floorPowerOfTwo(
+        std::min<int64_t>({contiguous, alignedElements, kMaxVectorAccessBytes / hint.elementBytes}));
+    if (op.kind() == OpKind::TtLoad) hint.reducedAxes = downstreamReducedAxes(op.result(0));
+    return hint;
+  }
+
+  // Memory accesses of one shape and one dimension order share a layout, so
+  // that the values they load and store meet without conversions; the
+  // vector width is the widest any of them allows (each access still
+  // vectorizes only as far as its own alignment permits).
+  void chooseMemoryLayouts() {
+    struct Group {
+      std::vector<int64_t> shape;
+      AccessHint hint;
+      std::vector<const ir::Operation*> ops;
+    };
+    std::vector<Group> groups;
+    ir::walk(*fn_.body(), [&](const ir::Operation* op) {
+      OpKind k = op->kind();
+      if (k != OpKind::TtLoad && k != OpKind::TtStore && k != OpKind::TtAtomicRMW && k != OpKind::TtAtomicCAS) return;
+      if (!isTensor(op->operand(0)) || op->operand(0)->type().element().isBlockPointer()) return;
+      AccessHint h = accessHint(*op);
+      const std::vector<int64_t>& shape = op->operand(0)->type().shape();
+      for (Group& g : groups) {
+        if (g.shape == shape && g.hint.order == h.order) {
+          g.hint.vectorElements = std::max(g.hint.vectorElements, h.vectorElements);
+          g.hint.elementBytes = std::min(g.hint.elementBytes, h.elementBytes);
+          for (int a : h.reducedAxes)
+            if (std::find(g.hint.reducedAxes.begin(), g.hint.reducedAxes.end(), a) == g.hint.reducedAxes.end())
+              g.hint.reducedAxes.push_back(a);
+          g.ops.push_back(op);
+          return;
+        }
+      }
+      groups.push_back({shape, h, {op}});
+    });
+    for (Group& g : groups) {
+      std::sort(g.hint.reducedAxes.begin(), g.hint.reducedAxes.end());
+      LayoutPtr l = DistributedLayout::blocked(chooseBlockedLayout(out_.options_.policy, g.shape,
+                                                                   out_.options_.numWarps, g.hint));
+      for (const ir::Operation* op : g.ops) memoryLayout_[op] = l;
+    }
+  }
+
+  LayoutPtr reductionLayout(const ir::Operation& op) {
+    AccessHint hint;
+    hint.elementBytes = elementBytes(op.operand(0)->type());
+    hint.reducedAxes = {static_cast<int>(op.intAttr("axis"))};
+    return DistributedLayout::blocked(chooseBlockedLayout(out_.options_.policy, op.operand(0)->type().shape(),
+                                                          out_.options_.numWarps, hint));
+  }
+
+  LayoutPtr memoryLayoutOf(const ir::Operation& op) const {
+    auto it = memoryLayout_.find(&op);
+    return it == memoryLayout_.end() ? nullptr : it->second;
+  }
+
+  // ---- homes, in program order -------------------------------------------
+  LayoutPtr homeOf(const ir::Value* v) const {
+    auto it = out_.home_.find(v);
+    return it == out_.home_.end() ? nullptr : it->second;
+  }
+  void setHome(const ir::Value* v, LayoutPtr l) {
+    if (!isTensor(v)) return;
+    if (!out_.home_.count(v)) out_.definitionOrder_.push_back(v);
+    out_.home_[v] = std::move(l);
+  }
+  void setOperand(const ir::Operation& op, size_t i, LayoutPtr l) {
+    if (!isTensor(op.operand(i))) return;
+    out_.operandLayouts_[{&op, i}] = std::move(l);
+  }
+  void setAllOperands(const ir::Operation& op, const LayoutPtr& l) {
+    for (size_t i = 0; i < op.numOperands(); ++i) setOperand(op, i, l);
+  }
+  // The home of a computed operand, or null (rematerializable, scalar, or a
+  // loop-carried value whose layout is not decided yet).
+  LayoutPtr computedHome(const ir::Value* v) const { return cheap(v) ? nullptr : homeOf(v); }
+  LayoutPtr homeOrDefault(const ir::Value* v) const {
+    LayoutPtr h = computedHome(v);
+    return h ? h : out_.defaultLayout(v->type().shape());
+  }
+
+  void visitBlock(const ir::Block& block) {
+    for (const auto& op : block.ops()) visitOp(*op);
+  }
+
+  void visitOp(const ir::Operation& op) {
+    if (isTerminator(op.kind())) return;  // the owner of the region handles it
+    if (op.numResults() == 1 && cheap(op.result(0))) return;
+    switch (op.kind()) {
+      case OpKind::TtLoad: {
+        if (!isTensor(op.result(0))) return;
+        // Block pointers have no pointer tensor to take an access from.
+        LayoutPtr l = memoryLayoutOf(op);
+        if (!l) l = out_.defaultLayout(op.result(0)->type().shape());
+        setHome(op.result(0), l);
+        setAllOperands(op, l);
+        return;
+      }
+      case OpKind::TtStore: {
+        if (!isTensor(op.operand(1))) return;
+        LayoutPtr l = computedHome(op.operand(1));
+        if (!l) l = memoryLayoutOf(op);
+        if (!l) l = out_.defaultLayout(op.operand(1)->type().shape());
+        setAllOperands(op, l);
+        return;
+      }
+      case OpKind::TtAtomicRMW:
+      case OpKind::TtAtomicCAS:
+        if (!isTensor(op.operand(0))) return;
+        setHome(op.result(0), memoryLayoutOf(op));
+        setAllOperands(op, memoryLayoutOf(op));
+        return;
+      case OpKind::TtReduce:
+      case OpKind::TtScan: {
+        LayoutPtr l;
+        for (const ir::Value* v : op.operands())
+          if (!l) l = computedHome(v);
+        if (!l) l = reductionLayout(op);
+        setAllOperands(op, l);
+        int axis = static_cast<int>(op.intAttr("axis"));
+        for (const ir::Value* r : op.results())
+          setHome(r, op.kind() == OpKind::TtScan ? l : DistributedLayout::slice(l, axis));
+        return;
+      }
+      case OpKind::TtBroadcast: {
+        LayoutPtr l = computedHome(op.operand(0));
+        if (!l) l = out_.defaultLayout(op.result(0)->type().shape());
+        setHome(op.result(0), l);
+        setOperand(op, 0, l);
+        return;
+      }
+      case OpKind::TtExpandDims: {
+        int axis = static_cast<int>(op.intAttr("axis"));
+        LayoutPtr in = computedHome(op.operand(0));
+        LayoutPtr l = in ? insertDimension(in, axis) : out_.defaultLayout(op.result(0)->type().shape());
+        setHome(op.result(0), l);
+        setOperand(op, 0, in ? in : DistributedLayout::slice(l, axis));
+        return;
+      }
+      case OpKind::TtTrans: {
+        LayoutPtr in = homeOrDefault(op.operand(0));
+        const ir::Attribute* order = op.attr("order");
+        LayoutPtr l = order ? permuteLayout(in, std::vector<int>(order->ints().begin(), order->ints().end())) : nullptr;
+        if (!l) l = out_.defaultLayout(op.result(0)->type().shape());
+        setHome(op.result(0), l);
+        setOperand(op, 0, in);
+        return;
+      }
+      case OpKind::TtDot: {
+        LayoutPtr l = computedHome(op.operand(2));
+        if (!l) l = out_.defaultLayout(op.result(0)->type().shape());
+        setHome(op.result(0), l);
+        setOperand(op, 0, homeOrDefault(op.operand(0)));
+        setOperand(op, 1, homeOrDefault(op.operand(1)));
+        setOperand(op, 2, l);
+        return;
+      }
+      case OpKind::ScfFor:
+        return visitFor(op);
+      case OpKind::ScfIf:
+        return visitIf(op);
+      case OpKind::ScfWhile:
+        return visitWhile(op);
+      default:
+        break;
+    }
+    if (isElementwise(op.kind()) && op.numResults() == 1 && isTensor(op.result(0))) {
+      LayoutPtr l;
+      for (const ir::Value* v : op.operands())
+        if (!l && isTensor(v)) l = computedHome(v);
+      if (!l) l = out_.defaultLayout(op.result(0)->type().shape());
+      setHome(op.result(0), l);
+      setAllOperands(op, l);
+      return;
+    }
+    // Everything else (reshape, join, split, cat, histogram, calls, ...):
+    // results in the default layout of their shape, operands where they are.
+    for (size_t i = 0; i < op.numOperands(); ++i)
+      if (isTensor(op.operand(i))) setOperand(op, i, homeOrDefault(op.operand(i)));
+    for (const ir::Value* r : op.results())
+      if (isTensor(r)) setHome(r, out_.defaultLayout(r->type().shape()));
+  }
+
+  static constexpr int kMaxLoopRounds = 4;
+
+  // What a loop-carried value becomes: what the body yields when that is
+  // computed (so that a conversion, if any, happens once before the loop),
+  // else the initial value's home, else the default.
+  LayoutPtr carriedLayout(const ir::Value* yielded, const LayoutPtr& current, const ir::Value* slot) const {
+    if (LayoutPtr y = computedHome(yielded)) return y;
+    if (current) return current;
+    return out_.defaultLayout(slot->type().shape());
+  }
+
+  static bool sameAll(const std::vector<LayoutPtr>& a, const std::vector<LayoutPtr>& b) {
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!sameLayout(a[i], b[i])) return false;
+    return true;
+  }
+
+  void visitFor(const ir::Operation& op) {
+    const ir::Block& body = *op.region(0)->block(0);
+    size_t n = op.numOperands() - 3;
+    std::vector<LayoutPtr> carried(n);
+    for (size_t i = 0; i < n; ++i) carried[i] = computedHome(op.operand(3 + i));
+    for (int round = 0;; ++round) {
+      for (size_t i = 0; i < n; ++i) setHome(body.argument(1 + i), carried[i]);
+      visitBlock(body);
+      std::vector<LayoutPtr> next(n);
+      const ir::Operation* yield = body.terminator();
+      for (size_t i = 0; i < n; ++i)
+        if (isTensor(body.argument(1 + i)))
+          next[i] = carriedLayout(yield->operand(i), carried[i], body.argument(1 + i));
+      bool stable = sameAll(next, carried);
+      carried = next;
+      if (stable) break;
+      if (round == kMaxLoopRounds) {
+        for (size_t i = 0; i < n; ++i) setHome(body.argument(1 + i), carried[i]);
+        visitBlock(body);
+        break;
+      }
+    }
+    const ir::Operation* yield = body.terminator();
+    for (size_t i = 0; i < n; ++i) {
+      setOperand(op, 3 + i, carried[i]);
+      setOperand(*yield, i, carried[i]);
+      setHome(op.result(i), carried[i]);
+    }
+  }
+
+  void visitIf(const ir::Operation& op) {
+    std::vector<const ir::Operation*> yields;
+    for (size_t r = 0; r < op.numRegions(); ++r) {
+      if (op.region(r)->numBlocks() == 0) continue;
+      visitBlock(*op.region(r)->block(0));
+      yields.push_back(op.region(r)->block(0)->terminator());
+    }
+    for (size_t i = 0; i < op.numResults(); ++i) {
+      if (!isTensor(op.result(i))) continue;
+      LayoutPtr l;
+      for (const ir::Operation* y : yields)
+        if (!l) l = computedHome(y->operand(i));
+      if (!l) l = out_.defaultLayout(op.result(i)->type().shape());
+      for (const ir::Operation* y : yields) setOperand(*y, i, l);
+      setHome(op.result(i), l);
+    }
+  }
+
+  void visitWhile(const ir::Operation& op) {
+    const ir::Block& before = *op.region(0)->block(0);
+    const ir::Block& after = *op.region(1)->block(0);
+    size_t n = op.numOperands();
+    const ir::Operation* cond = before.terminator();
+    size_t m = cond->numOperands() - 1;
+    std::vector<LayoutPtr> carried(n), passed(m);
+    for (size_t i = 0; i < n; ++i) carried[i] = computedHome(op.operand(i));
+    for (int round = 0;; ++round) {
+      for (size_t i = 0; i < n; ++i) setHome(before.argument(i), carried[i]);
+      visitBlock(before);
+      for (size_t j = 0; j < m; ++j) {
+        if (!isTensor(cond->operand(1 + j))) continue;
+        passed[j] = homeOrDefault(cond->operand(1 + j));
+        setHome(after.argument(j), passed[j]);
+      }
+      visitBlock(after);
+      const ir::Operation* yield = after.terminator();
+      std::vector<LayoutPtr> next(n);
+      for (size_t i = 0; i < n; ++i)
+        if (isTensor(before.argument(i))) next[i] = carriedLayout(yield->operand(i), carried[i], before.argument(i));
+      bool stable = sameAll(next, carried);
+      carried = next;
+      if (stable || round == kMaxLoopRounds) {
+        if (!stable) {
+          for (size_t i = 0; i < n; ++i) setHome(before.argument(i), carried[i]);
+          visitBlock(before);
+          visitBlock(after);
+        }
+        break;
+      }
+    }
+    const ir::Operation* yield = after.terminator();
+    for (size_t i = 0; i < n; ++i) {
+      setOperand(op, i, carried[i]);
+      setOperand(*yield, i, carried[i]);
+    }
+    for (size_t j = 0; j < m; ++j) {
+      setOperand(*cond, 1 + j, passed[j]);
+      setHome(op.result(j), passed[j]);
+    }
+  }
+
+  // ---- the layouts each value must exist in --------------------------------
+  void need(const ir::Value* v, const LayoutPtr& l) {
+    if (!l || !isTensor(v)) return;
+    std::vector<LayoutPtr>& have = out_.layouts_[v];
+    for (const LayoutPtr& h : have)
+      if (sameLayout(h, l)) return;
+    have.push_back(l);
+    if (!cheap(v)) return;
+    const ir::Operation* def = v->definingOp();
+    for (size_t i = 0; i < def->numOperands(); ++i)
+      need(def->operand(i), LayoutAssignment::rematerializedOperandLayout(*def, i, l));
+  }
+
+  void propagateNeeds() {
+    for (const ir::Value* v : out_.definitionOrder_)
+      if (!cheap(v) && out_.home_.at(v)) out_.layouts_[v].push_back(out_.home_.at(v));
+    ir::walk(*fn_.body(), [&](const ir::Operation* op) {
+      for (size_t i = 0; i < op->numOperands(); ++i) {
+        auto it = out_.operandLayouts_.find({op, i});
+        if (it != out_.operandLayouts_.end()) need(op->operand(i), it->second);
+      }
+    });
+  }
+
+  LayoutAssignment& out_;
+  const ir::Function& fn_;
+  const analysis::AxisInfoAnalysis& axis_;
+  UseList uses_;
+  std::unordered_map<const ir::Operation*, LayoutPtr> memoryLayout_;
+};
+
+LayoutAssignment::LayoutAssignment(const ir::Function& fn, const analysis::AxisInfoAnalysis& axis,
+                                   LayoutOptions options)
+    : options_(options) {
+  int w = options_.numWarps;
+  if (w < 1 || w > 32 || (w & (w - 1)) != 0)
+    throw CompileError("num_warps must be a power of two between 1 and 32, got " + std::to_string(w));
+  LayoutAssigner(*this, fn, axis).run();
+}
+
+LayoutAssignment::~LayoutAssignment() = default;
+LayoutAssignment::LayoutAssignment(LayoutAssignment&&) noexcept = default;
+
+bool LayoutAssignment::isRematerializable(const ir::Value* v) const { return remat_.count(v) > 0; }
+
+LayoutPtr LayoutAssignment::home(const ir::Value* v) const {
+  if (remat_.count(v)) return nullptr;
+  auto it = home_.find(v);
+  return it == home_.end() ? nullptr : it->second;
+}
+
+const std::vector<LayoutPtr>& LayoutAssignment::layoutsOf(const ir::Value* v) const {
+  static const std::vector<LayoutPtr> none;
+  auto it = layouts_.find(v);
+  return it == layouts_.end() ? none : it->second;
+}
+
+LayoutPtr LayoutAssignment::operandLayout(const ir::Operation* op, size_t i) const {
+  auto it = operandLayouts_.find({op, i});
+  return it == operandLayouts_.end() ? nullptr : it->second;
+}
+
+LayoutPtr LayoutAssignment::rematerializedOperandLayout(const ir::Operation& op, size_t i,
+                                                        const LayoutPtr& resultLayout) {
+  if (!op.operand(i)->type().isTensor()) return nullptr;
+  switch (op.kind()) {
+    case OpKind::TtExpandDims:
+      return DistributedLayout::slice(resultLayout, static_cast<int>(op.intAttr("axis")));
+    case OpKind::TtSplat:
+    case OpKind::TtMakeRange:
+    case OpKind::ArithConstant:
+      return nullptr;
+    default:
+      return resultLayout;  // elementwise ops and broadcast read the same mapping
+  }
+}
+
+LayoutPtr LayoutAssignment::defaultLayout(const std::vector<int64_t>& shape) const {
+  auto it = defaults_.find(shape);
+  if (it != defaults_.end()) return it->second;
+  LayoutPtr l = DistributedLayout::blocked(chooseBlockedLayout(options_.policy, shape, options_.numWarps, {}));
+  defaults_[shape] = l;
+  return l;
+}
+
+std::vector<LayoutAssignment::Conversion> LayoutAssignment::conversions() const {
+  std::vector<Conversion> out;
+  for (const ir::Value* v : definitionOrder_) {
+    if (remat_.count(v)) continue;
+    const std::vector<LayoutPtr>& ls = layoutsOf(v);
+    for (size_t i = 1; i < ls.size(); ++i) out.push_back({v, ls[0], ls[i]});
+  }
+  return out;
+}
+
+}  // namespace tmetal::layout
