@@ -1,0 +1,138 @@
+// `tmetal run` end to end: arguments by name or position, outputs with the
+// input's dtype and shape, and the exact errors for bad command lines. Runs
+// the built binary ($TMETAL_BIN, or bin/tmetal of this build).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tmetal/support/npy.h"
+
+using namespace tmetal;
+namespace fs = std::filesystem;
+
+namespace {
+
+// out[i] = 2 * x[i] for i < n, four elements per program.
+constexpr const char* kDoubleKernel = R"(module {
+  tt.func public @double_kernel(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>, %n: i32) attributes {noinline = false} {
+    %c4_i32 = arith.constant 4 : i32
+    %0 = tt.get_program_id x : i32
+    %1 = arith.muli %0, %c4_i32 : i32
+    %2 = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+    %3 = tt.splat %1 : i32 -> tensor<4xi32>
+    %4 = arith.addi %3, %2 : tensor<4xi32>
+    %5 = tt.splat %n : i32 -> tensor<4xi32>
+    %6 = arith.cmpi slt, %4, %5 : tensor<4xi32>
+    %7 = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+    %8 = tt.addptr %7, %4 : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+    %9 = tt.load %8, %6 : tensor<4x!tt.ptr<f32>>
+    %10 = arith.addf %9, %9 : tensor<4xf32>
+    %11 = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+    %12 = tt.addptr %11, %4 : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+    tt.store %12, %10, %6 : tensor<4x!tt.ptr<f32>>
+    tt.return
+  }
+}
+)";
+
+class RunCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* env = std::getenv("TMETAL_BIN");
+    binary_ = env ? env : std::string(TMETAL_BINARY_DIR) + "/bin/tmetal";
+    if (!fs::exists(binary_)) GTEST_SKIP() << "no tmetal binary at " << binary_;
+    dir_ = fs::path(::testing::TempDir()) / ("tmetal_run_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "double.ttir") << kDoubleKernel;
+    NpyArray x{"f4", {2, 5}, {}};
+    for (int i = 0; i < 10; ++i) {
+      float v = 1.5f * i;
+      uint8_t bytes[4];
+      std::memcpy(bytes, &v, 4);
+      x.data.insert(x.data.end(), bytes, bytes + 4);
+    }
+    writeNpy((dir_ / "x.npy").string(), x);
+    writeNpy((dir_ / "zeros.npy").string(), NpyArray{"f4", {2, 5}, std::vector<uint8_t>(40, 0)});
+    writeNpy((dir_ / "ints.npy").string(), NpyArray{"i4", {10}, std::vector<uint8_t>(40, 0)});
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  // Runs `tmetal run double.ttir ARGS` in the temporary directory; returns
+  // the exit code and what it printed.
+  std::pair<int, std::string> run(const std::string& args) {
+    std::string command = "cd '" + dir_.string() + "' && '" + binary_ + "' run double.ttir " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string output;
+    std::array<char, 512> buffer;
+    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+    int status = pclose(pipe);
+    return {WEXITSTATUS(status), output};
+  }
+
+  std::string binary_;
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(RunCommand, RunsByNameAndPositionAndKeepsDtypeAndShape) {
+  for (const char* args : {"--grid 3 --arg x_ptr=x.npy --arg out_ptr=zeros.npy --arg n=10 --out out_ptr=out.npy",
+                           "--grid 3,1,1 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10 --out 1=out.npy --device interpreter"}) {
+    auto [code, output] = run(args);
+    ASSERT_EQ(code, 0) << output;
+    NpyArray out = readNpy((dir_ / "out.npy").string());
+    EXPECT_EQ(out.dtype, "f4");
+    EXPECT_EQ(out.shape, (std::vector<int64_t>{2, 5}));
+    std::vector<float> values(10);
+    std::memcpy(values.data(), out.data.data(), 40);
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(values[i], 3.0f * i);
+  }
+}
+
+TEST_F(RunCommand, EveryArgumentMustBeGiven) {
+  EXPECT_EQ(run("--grid 3 --arg 0=x.npy"),
+            std::make_pair(1, std::string("error: every kernel argument needs an --arg; missing:\n"
+                                          "  argument 1 ('out_ptr', !tt.ptr<f32>)\n"
+                                          "  argument 2 ('n', i32)\n")));
+}
+
+TEST_F(RunCommand, UnknownArgumentsAreNamed) {
+  EXPECT_EQ(run("--grid 3 --arg y_ptr=x.npy"),
+            std::make_pair(1, std::string("error: --arg 'y_ptr=x.npy': kernel 'double_kernel' has no argument 'y_ptr' "
+                                          "(its arguments: x_ptr, out_ptr, n)\n")));
+  EXPECT_EQ(run("--grid 3 --arg 3=x.npy"),
+            std::make_pair(1, std::string("error: --arg '3=x.npy': kernel 'double_kernel' has 3 arguments, so no argument 3\n")));
+  EXPECT_EQ(run("--grid 3 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10 --out n=out.npy"),
+            std::make_pair(1, std::string("error: --out 'n=out.npy': argument 2 ('n', i32) is not a buffer\n")));
+}
+
+TEST_F(RunCommand, ArraysMustMatchThePointerType) {
+  EXPECT_EQ(run("--grid 3 --arg 0=ints.npy --arg 1=zeros.npy --arg 2=10"),
+            std::make_pair(1, std::string("error: --arg 0=ints.npy: argument 0 ('x_ptr', !tt.ptr<f32>) points to f32, "
+                                          "but ints.npy holds dtype 'i4'\n")));
+  EXPECT_EQ(run("--grid 3 --arg 0=x.npy --arg 1=zeros.npy --arg 2=ten"),
+            std::make_pair(1, std::string("error: --arg 2=ten: argument 2 ('n', i32) needs an integer\n")));
+}
+
+TEST_F(RunCommand, OutOfBoundsAccessIsReportedWithTheLine) {
+  auto [code, output] = run("--grid 3 --arg 0=x.npy --arg 1=zeros.npy --arg 2=12");
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(output, "double.ttir:13:5: error: 'tt.load': out-of-bounds access in program (2, 0, 0), element [2]: "
+                    "element offset 10 is outside buffer 'x_ptr' of 10 elements\n");
+}
+
+TEST_F(RunCommand, UnknownDeviceAndBadGrid) {
+  EXPECT_EQ(run("--grid 3 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10 --device metal"),
+            std::make_pair(1, std::string("error: --device 'metal' is not available (devices: interpreter)\n")));
+  EXPECT_EQ(run("--grid 3,0,1,1 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10"),
+            std::make_pair(1, std::string("error: --grid '3,0,1,1': expected 1 to 3 non-negative integers separated by commas\n")));
+}
