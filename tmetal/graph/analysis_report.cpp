@@ -118,8 +118,9 @@ void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile
 
 void renderOp(std::string& out, const OpAnalysis& a, const hw::HardwareProfile& profile, bool verbose) {
   const GraphOp& op = a.op;
-  out += fmt::format("[{}] {}{}{}\n", op.index, op.id.empty() ? "" : op.id + "  ", op.type.empty() ? "?" : op.type,
-                     a.status == OpStatus::Analyzed ? (a.isReduction() ? "  (reduction)" : "") : "");
+  out += fmt::format("[{}] {}{}", op.index, op.id.empty() ? "" : op.id + ": ", op.type.empty() ? "?" : op.type);
+  if (a.status == OpStatus::Analyzed) out += a.isReduction() ? ", reduction" : ", not a reduction";
+  out += "\n";
   if (a.status != OpStatus::Analyzed) {
     out += fmt::format("    {}: {}\n", a.status == OpStatus::Unsupported ? "unsupported" : "error", a.error);
     return;
@@ -132,9 +133,10 @@ void renderOp(std::string& out, const OpAnalysis& a, const hw::HardwareProfile& 
     out += fmt::format("    output:  {}\n", shapeText(a.outputShape));
   out += fmt::format("    layout:  {}\n", layoutLine(a));
   out += fmt::format("             {}\n", a.layout.reason);
-  if (a.plan)
+  if (a.plan) {
+    if (!a.note.empty()) out += fmt::format("    note:    {}\n", a.note);
     renderPlan(out, a, profile, verbose);
-  else
+  } else
     out += "    plan:    none: the planner plans reductions; this op's kernel uses the layout above\n";
 }
 
@@ -240,8 +242,9 @@ std::string renderAnalysisText(const GraphAnalysis& g, bool verbose) {
   for (const auto& [l, count] : s.layoutCounts)
     layouts += fmt::format("{}{}={}", layouts.empty() ? "" : " ", layout::memoryLayoutName(l), count);
   out += fmt::format("  layouts:     {}\n", layouts);
-  out += fmt::format("  COALESCED coverage of reductions: {}/{} ({:.0f}%)\n", s.coalescedReductions, s.reductions,
-                     100.0 * s.coalescedCoverage());
+  out += s.reductions ? fmt::format("  COALESCED coverage of reductions: {}/{} ({:.0f}%)\n", s.coalescedReductions,
+                                    s.reductions, 100.0 * s.coalescedCoverage())
+                       : std::string("  COALESCED coverage of reductions: no reductions analyzed\n");
   return out;
 }
 
@@ -266,6 +269,7 @@ json analysisToJson(const GraphAnalysis& g) {
     op["output_shape"] = a.outputShape;
     op["layout"] = layoutToJson(a.layout);
     op["plan"] = a.plan ? planToJson(*a.plan) : json(nullptr);
+    if (!a.note.empty()) op["note"] = a.note;
     ops.push_back(op);
   }
   json layouts = json::object();

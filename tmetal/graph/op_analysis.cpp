@@ -99,6 +99,9 @@ void analyzeRowNormalization(const GraphOp& op, const OpInfo& info, const hw::Ha
   a.plan = planReduction(request, profile);
   a.layout = a.plan->layout;
   a.outputShape = shape;
+  a.note = op.type == "tt.softmax"
+               ? "tt.softmax reduces each row twice with this plan (max, then the sum of exponentials), then rewrites it"
+               : "tt.layernorm reduces each row twice with this plan (mean, then variance), then rewrites it";
 }
 
 layout::GemmShape matmulShape(const GraphOp& op, OpAnalysis& a) {

@@ -35,6 +35,7 @@ struct OpAnalysis {
   std::vector<int64_t> outputShape;
   layout::PolicyChoice layout;
   std::optional<ReductionPlan> plan;
+  std::string note;  // what the plan stands for when the op is more than a reduction
 
   bool isReduction() const { return info && info->isReduction(); }
   // "file:line:col: error: ops[1] 'x' (tt.foo): unsupported op type 'tt.foo'"

@@ -1,0 +1,152 @@
+// The reduction planner's decisions on shapes a reader can check by hand,
+// including the two the analyzer shows as examples, and that its choices
+// follow the hardware profile.
+#include <gtest/gtest.h>
+
+#include "tmetal/graph/reduction_planner.h"
+#include "tmetal/support/diagnostic.h"
+
+using namespace tmetal;
+using namespace tmetal::graph;
+
+namespace {
+hw::HardwareProfile profile(const char* id) { return *hw::findHardwareProfile(id); }
+ReductionPlan plan(std::vector<int64_t> shape, std::vector<int> axes, const char* hardware = "apple-generic",
+                   ir::ScalarKind dtype = ir::ScalarKind::F32, Combiner c = Combiner::Sum,
+                   std::vector<int64_t> strides = {}) {
+  return planReduction({shape, strides, axes, dtype, c}, profile(hardware));
+}
+std::string planError(std::vector<int64_t> shape, std::vector<int> axes, std::vector<int64_t> strides = {},
+                      ir::ScalarKind dtype = ir::ScalarKind::F32) {
+  try {
+    planReduction({shape, strides, axes, dtype, Combiner::Sum}, profile("apple-generic"));
+  } catch (const CompileError& e) {
+    return e.message();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST(GraphReductionPlanner, LargeSumOverOneAxisRunsInTwoStages) {
+  // tt.sum:[1048576]:0 on the generic profile (8 cores x 3072 resident threads).
+  ReductionPlan p = plan({1048576}, {0});
+  EXPECT_EQ(p.kind, ReductionKind::All);
+  ASSERT_TRUE(p.twoStage());
+  const ReductionStage& first = p.stages[0];
+  EXPECT_EQ(first.kernel, "all_reduce_partials");
+  EXPECT_EQ(first.vectorWidth, 4);
+  EXPECT_EQ(first.threadgroupSize, 1024);
+  EXPECT_EQ(first.simdgroupsPerThreadgroup, 32);
+  EXPECT_EQ(first.sweeps, 256);          // 262144 vectors / 1024 lanes
+  EXPECT_EQ(first.splits, 24);           // one wave: 24576 threads / 1024
+  EXPECT_EQ(first.threadgroups, 24);
+  EXPECT_EQ(first.iterations, 11);       // ceil(256 / 24)
+  EXPECT_EQ(p.partialsPerOutput(), 24);
+  const ReductionStage& second = p.stages[1];
+  EXPECT_EQ(second.kernel, "reduce_partials_rows");
+  EXPECT_EQ(second.reduceCount, 24);
+  EXPECT_EQ(second.threadgroups, 1);
+  EXPECT_EQ(second.vectorWidth, 4);
+  EXPECT_EQ(second.lanesPerOutput, 8);
+  EXPECT_EQ(p.inputBytes, 4 << 20);
+  EXPECT_TRUE(p.fitsInLastLevelCache);
+}
+
+TEST(GraphReductionPlanner, ShortRowsPackManyRowsPerThreadgroup) {
+  // tt.max:[4194304,32]:1: 8 vectors per row, so 8 lanes per row and 128
+  // rows per 1024-thread threadgroup; the rows alone fill the GPU.
+  ReductionPlan p = plan({4194304, 32}, {1}, "apple-generic", ir::ScalarKind::F32, Combiner::Max);
+  EXPECT_EQ(p.kind, ReductionKind::Row);
+  ASSERT_FALSE(p.twoStage());
+  const ReductionStage& s = p.stages[0];
+  EXPECT_EQ(s.kernel, "row_reduce_lanes_per_row");
+  EXPECT_EQ(s.lanesPerOutput, 8);
+  EXPECT_EQ(s.outputsPerThreadgroup, 128);
+  EXPECT_EQ(s.threadgroupSize, 1024);
+  EXPECT_EQ(s.threadgroups, 32768);
+  EXPECT_EQ(s.iterations, 1);
+  EXPECT_EQ(s.combine, "3-step shuffle-xor butterfly across 8 lanes");
+  EXPECT_EQ(s.threadgroupMemoryBytes, 0);
+}
+
+TEST(GraphReductionPlanner, SmallAllReduceIsOneThreadgroup) {
+  // Up to one sweep of a full threadgroup (1024 lanes x 4 floats) needs no
+  // second stage: the same 4096-element threshold MLX uses for float32.
+  ReductionPlan p = plan({4096}, {0});
+  EXPECT_FALSE(p.twoStage());
+  EXPECT_EQ(p.stages[0].kernel, "all_reduce_one_threadgroup");
+  EXPECT_EQ(p.stages[0].threadgroupSize, 1024);
+  EXPECT_TRUE(plan({4100}, {0}).twoStage());
+  // float16 vectors hold 8 elements, so the threshold doubles.
+  EXPECT_FALSE(plan({8192}, {0}, "apple-generic", ir::ScalarKind::F16).twoStage());
+}
+
+TEST(GraphReductionPlanner, RowVariantsFollowTheRowLength) {
+  EXPECT_EQ(plan({65536, 4}, {1}).stages[0].kernel, "row_reduce_thread_per_row");
+  EXPECT_EQ(plan({65536, 128}, {1}).stages[0].kernel, "row_reduce_simdgroup_per_row");
+  ReductionPlan wide = plan({65536, 1024}, {1});
+  EXPECT_EQ(wide.stages[0].kernel, "row_reduce_threadgroup_per_row");
+  EXPECT_EQ(wide.stages[0].lanesPerOutput, 256);
+  EXPECT_EQ(wide.stages[0].combine,
+            "simd_sum in each SIMD group, then 8 SIMD-group partials through threadgroup memory");
+  // Few long rows: split each row, a second stage adds the partials.
+  ReductionPlan few = plan({8, 1 << 20}, {1});
+  EXPECT_EQ(few.stages[0].kernel, "row_reduce_partials");
+  EXPECT_EQ(few.partialsPerOutput(), 3);  // 8 rows x 1024 lanes = 8192 threads; a wave is 24576
+}
+
+TEST(GraphReductionPlanner, ColumnsAndStridedInputs) {
+  ReductionPlan cols = plan({4096, 256}, {0});
+  EXPECT_EQ(cols.kind, ReductionKind::Column);
+  EXPECT_EQ(cols.stages[0].shape, StageShape::Columns);
+  EXPECT_EQ(cols.stages[0].threadsX, 32);  // 32 lanes x 4 outputs = 128 neighbouring outputs
+  EXPECT_EQ(cols.stages[0].vectorWidth, 4);
+  EXPECT_EQ(cols.stages[0].threadsY, 32);
+  // Reducing the contiguous axis of a column-major buffer is a row reduction.
+  EXPECT_EQ(plan({256, 4096}, {0}, "apple-generic", ir::ScalarKind::F32, Combiner::Sum, {1, 256}).kind,
+            ReductionKind::Row);
+  // A long, narrow column needs partials.
+  ReductionPlan narrow = plan({1 << 20, 4}, {0});
+  EXPECT_EQ(narrow.stages[0].kernel, "col_reduce_partials");
+  EXPECT_EQ(narrow.stages[1].kernel, "reduce_partials_columns");
+  // No unit stride: a gather, one element at a time.
+  ReductionPlan general = plan({64, 64}, {1}, "apple-generic", ir::ScalarKind::F32, Combiner::Sum, {256, 2});
+  EXPECT_EQ(general.kind, ReductionKind::General);
+  EXPECT_EQ(general.stages[0].vectorWidth, 1);
+}
+
+TEST(GraphReductionPlanner, ArgReductionsCarryIndices) {
+  ReductionPlan p = plan({1 << 20}, {0}, "apple-generic", ir::ScalarKind::F32, Combiner::ArgMax);
+  EXPECT_EQ(p.stages[0].accumulatorBytes, 8);  // float value + int32 index
+  EXPECT_EQ(p.stages[1].vectorWidth, 1);       // (value, index) pairs are read one at a time
+  EXPECT_EQ(p.stages[0].combine,
+            "5-step shuffle-xor butterfly across 32 lanes, then 32 SIMD-group partials through threadgroup memory");
+  // Sums of float16 accumulate in float32.
+  EXPECT_EQ(plan({1024}, {0}, "apple-generic", ir::ScalarKind::F16).accumulator, ir::ScalarKind::F32);
+}
+
+TEST(GraphReductionPlanner, PartialsFollowTheProfile) {
+  // One wave of threads decides the partials: cores x resident threads / 1024.
+  EXPECT_EQ(plan({1 << 22}, {0}, "m1").partialsPerOutput(), 24);        // 8 cores x 3
+  EXPECT_EQ(plan({1 << 22}, {0}, "m3-max").partialsPerOutput(), 120);   // 40 x 3
+  EXPECT_EQ(plan({1 << 22}, {0}, "m1-ultra").partialsPerOutput(), 192); // 64 x 3
+  EXPECT_EQ(plan({1 << 22}, {0}, "h100").partialsPerOutput(), 264);     // 132 SMs x 2048 / 1024
+  // The time bound and the cache figure come from the profile too.
+  ReductionPlan big = plan({1 << 26}, {0}, "m4-max");
+  EXPECT_DOUBLE_EQ(big.dramMicroseconds, double(int64_t(1) << 28) / (546 * 1e3));
+  EXPECT_FALSE(big.fitsInLastLevelCache);
+}
+
+TEST(GraphReductionPlanner, RefusesWhatItCannotPlan) {
+  EXPECT_EQ(planError({8}, {}), "a reduction needs at least one axis");
+  EXPECT_EQ(planError({8, 8}, {2}), "axis 2 is out of range for the rank-2 input [8, 8] (valid: -2..1)");
+  EXPECT_EQ(planError({}, {0}), "input shape is empty; a tensor needs at least one dimension");
+  EXPECT_EQ(planError({8, 0}, {0}), "dimension 1 of [8, 0] is 0; dimensions must be positive");
+  EXPECT_EQ(planError({int64_t(1) << 40, int64_t(1) << 40}, {0}), "element count of [1099511627776, 1099511627776] overflows 64 bits");
+  EXPECT_EQ(planError({8, 8}, {0}, {8}), "1 strides given for the rank-2 input [8, 8]");
+  EXPECT_EQ(planError({8}, {0}, {}, ir::ScalarKind::F64),
+            "float64 is not supported on Generic Apple GPU (M1-class baseline): Metal has no 64-bit float type");
+  // 2^48 rows of one vector: 1024 rows per threadgroup still leave 2^38 threadgroups.
+  EXPECT_EQ(planError({int64_t(1) << 48, 2}, {1}),
+            "the reduction needs 274877906944 threadgroups, more than one dispatch allows (2147483647)");
+}
