@@ -1,4 +1,4 @@
-// `tmetal parse FILE.ttir`: reads TTIR and prints it back
+// `tmetal parse FILE.ttir`: reads TTIR, verifies it and prints it back
 // normalized (inline locations, Triton's pretty syntax).
 #include <fstream>
 #include <iostream>
@@ -7,6 +7,7 @@
 
 #include "tmetal/frontend/ttir_reader.h"
 #include "tmetal/ir/printer.h"
+#include "tmetal/ir/verifier.h"
 #include "tmetal/support/diagnostic.h"
 #include "tools/command.h"
 
@@ -23,6 +24,7 @@ int runParse(const ParseOptions& options) {
   std::ostringstream text;
   text << in.rdbuf();
   auto module = tmetal::frontend::parseTtir(text.str(), options.file);
+  tmetal::ir::verify(*module);
   tmetal::ir::PrintOptions print;
   print.locations = !options.noLocations;
   std::cout << tmetal::ir::printModule(*module, print);
