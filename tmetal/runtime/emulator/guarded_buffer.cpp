@@ -57,15 +57,30 @@ std::string GuardedBuffer::paddingViolation() const {
   const unsigned char* start = reinterpret_cast<const unsigned char*>(data_);
   const unsigned char* after = start + bytes_;
   const unsigned char* end = reinterpret_cast<const unsigned char*>(padEnd_);
-  long long offset = 0;
+  // The run of overwritten bytes nearest to the buffer, as offsets [first, last].
+  long long first = 0, last = 0;
   bool found = false;
-  for (const unsigned char* p = after; p < end && !found; ++p)
-    if (*p != kCanary) found = true, offset = static_cast<long long>(p - start);
-  for (const unsigned char* p = start; p > before && !found;)
-    if (*--p != kCanary) found = true, offset = -static_cast<long long>(start - p);
+  for (const unsigned char* p = after; p < end && !found; ++p) {
+    if (*p == kCanary) continue;
+    found = true;
+    const unsigned char* q = p;
+    while (q + 1 < end && q[1] != kCanary) ++q;
+    first = p - start;
+    last = q - start;
+  }
+  for (const unsigned char* p = start - 1; p >= before && !found; --p) {
+    if (*p == kCanary) continue;
+    found = true;
+    const unsigned char* q = p;
+    while (q - 1 >= before && q[-1] != kCanary) --q;
+    first = q - start;
+    last = p - start;
+  }
   if (!found) return "";
-  return "out-of-bounds write to buffer '" + name_ + "' (" + std::to_string(bytes_) + " bytes) at byte offset " +
-         std::to_string(offset) + ", found after the launch in the buffer's padding (the writing thread is unknown)";
+  const std::string where = first == last ? "at byte offset " + std::to_string(first)
+                                          : "at byte offsets " + std::to_string(first) + " to " + std::to_string(last);
+  return "out-of-bounds write to buffer '" + name_ + "' (" + std::to_string(bytes_) + " bytes) " + where +
+         ", found after the launch in the buffer's padding (the writing thread is unknown)";
 }
 
 }  // namespace tmetal::runtime::emulator

@@ -821,10 +821,13 @@ bool any(const vec<bool, N>& v) {
   return false;
 }
 
-template <class T, int N>
-T dot(const vec<T, N>& a, const vec<T, N>& b) {
-  T sum = a.e[0] * b.e[0];
-  for (int i = 1; i < N; ++i) sum = sum + a.e[i] * b.e[i];
+template <class X, class Y>
+  requires((tmetal_emu::is_vec_v<X> || tmetal_emu::is_swizzle_v<X>) &&
+           (tmetal_emu::is_vec_v<Y> || tmetal_emu::is_swizzle_v<Y>))
+auto dot(const X& x, const Y& y) {
+  const auto products = tmetal_emu::as_vec(x) * tmetal_emu::as_vec(y);
+  auto sum = products.e[0];
+  for (int i = 1; i < tmetal_emu::component_count_v<decltype(products)>; ++i) sum = sum + products.e[i];
   return sum;
 }
 
@@ -875,30 +878,79 @@ using namespace ::metal;
 
 }  // namespace metal
 
+// Guarded: host code that includes <cmath> first (the shim's own tests) has some of these.
+#ifndef MAXFLOAT
 #define MAXFLOAT 0x1.fffffep+127f
+#endif
+#ifndef HUGE_VALF
 #define HUGE_VALF __builtin_huge_valf()
+#endif
+#ifndef INFINITY
 #define INFINITY __builtin_inff()
+#endif
+#ifndef NAN
 #define NAN __builtin_nanf("")
+#endif
+#ifndef FLT_MAX
 #define FLT_MAX 0x1.fffffep+127f
+#endif
+#ifndef FLT_MIN
 #define FLT_MIN 0x1p-126f
+#endif
+#ifndef FLT_EPSILON
 #define FLT_EPSILON 0x1p-23f
+#endif
+#ifndef HALF_MAX
 #define HALF_MAX (::half::fromBits(0x7bff))
+#endif
+#ifndef HALF_MIN
 #define HALF_MIN (::half::fromBits(0x0400))
+#endif
+#ifndef HALF_EPSILON
 #define HALF_EPSILON (::half::fromBits(0x1400))
+#endif
+#ifndef MAXHALF
 #define MAXHALF HALF_MAX
+#endif
+#ifndef M_E_F
 #define M_E_F 2.71828182845904523536028747135266250f
+#endif
+#ifndef M_LOG2E_F
 #define M_LOG2E_F 1.44269504088896340735992468100189214f
+#endif
+#ifndef M_LOG10E_F
 #define M_LOG10E_F 0.434294481903251827651128918916605082f
+#endif
+#ifndef M_LN2_F
 #define M_LN2_F 0.693147180559945309417232121458176568f
+#endif
+#ifndef M_LN10_F
 #define M_LN10_F 2.30258509299404568401799145468436421f
+#endif
+#ifndef M_PI_F
 #define M_PI_F 3.14159265358979323846264338327950288f
+#endif
+#ifndef M_PI_2_F
 #define M_PI_2_F 1.57079632679489661923132169163975144f
+#endif
+#ifndef M_PI_4_F
 #define M_PI_4_F 0.785398163397448309615660845819875721f
+#endif
+#ifndef M_1_PI_F
 #define M_1_PI_F 0.318309886183790671537767526745028724f
+#endif
+#ifndef M_2_PI_F
 #define M_2_PI_F 0.636619772367581343075535053490057448f
+#endif
+#ifndef M_2_SQRTPI_F
 #define M_2_SQRTPI_F 1.12837916709551257389615890312154517f
+#endif
+#ifndef M_SQRT2_F
 #define M_SQRT2_F 1.41421356237309504880168872420969808f
+#endif
+#ifndef M_SQRT1_2_F
 #define M_SQRT1_2_F 0.707106781186547524400844362104849039f
+#endif
 #ifndef INT_MAX
 #define INT_MAX 2147483647
 #endif
