@@ -10,7 +10,8 @@
 //   - f16/bf16 ops compute in f32 and round once to the result type (exact for
 //     + - * / sqrt, whose f32 result rounds correctly to these narrower types);
 //     f32 ops compute in float, f64 ops in double; transcendental functions
-//     use the C library in the same precision;
+//     use the C library in the same precision; math.fma on f16/bf16 is fused
+//     in f32 and then rounded (two roundings);
 //   - maxnumf/minnumf return the other operand when one is NaN, maximumf/
 //     minimumf return NaN; all four order -0 below +0.
 #pragma once
