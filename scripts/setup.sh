@@ -10,6 +10,7 @@ APT_PACKAGES=(
   libgtest-dev libbenchmark-dev                    # tests and benchmarks
   libboost-context-dev                             # fibers for the emulator's threads
   python3 python3-venv python3-pip                 # the Triton frontend and Python tests
+  python3-dev                                      # Python headers for the triton_metal._core binding
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -30,3 +31,8 @@ fi
 
 cmake -S . -B build -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release >/dev/null
 ninja -C build
+
+# The Triton plugin: ninja built its core into python/triton_metal/; register
+# the package (and its `triton.backends` entry point) in .venv without
+# building the C++ a second time.
+.venv/bin/python -m pip install -q --no-build-isolation --no-deps -e . -Cwheel.cmake=false

@@ -1,0 +1,75 @@
+// TTIR text -> (MSL source, kernel metadata JSON): the `msl` stage of the
+// Triton plugin.
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+
+#include <utility>
+
+#include "python/src/binding.h"
+
+#ifdef TMETAL_BINDING_HAS_FRONTEND
+#include "tmetal/frontend/ttir_reader.h"
+#include "tmetal/ir/verifier.h"
+#endif
+#ifdef TMETAL_BINDING_HAS_LAYOUT
+#include "tmetal/layout/memory_layout.h"
+#endif
+#ifdef TMETAL_BINDING_HAS_CODEGEN
+#include "tmetal/codegen/compile_kernel.h"
+#endif
+
+namespace tmetal::python {
+
+namespace {
+
+struct CompileRequest {
+  std::string text;
+  std::string filename;
+  int numWarps = 4;
+  std::string layout;
+  std::string hardware;
+  bool fastMath = false;
+};
+
+std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
+  if (request.numWarps <= 0 || (request.numWarps & (request.numWarps - 1)) != 0)
+    throw CompileError("num_warps must be a power of 2, got " + std::to_string(request.numWarps));
+#ifdef TMETAL_BINDING_HAS_LAYOUT
+  if (!layout::parseMemoryLayout(request.layout))
+    throw CompileError("unknown layout policy '" + request.layout +
+                       "' (DEFAULT, ROW_MAJOR, COLUMN_MAJOR, TILED or COALESCED)");
+#endif
+#ifdef TMETAL_BINDING_HAS_FRONTEND
+  // Reading comes first even while the code generator is missing, so that
+  // unsupported constructs are reported at the user's line either way.
+  std::unique_ptr<ir::Module> module = frontend::parseTtir(request.text, request.filename);
+  ir::verify(*module);
+#endif
+#ifdef TMETAL_BINDING_HAS_CODEGEN
+#error "bind_codegen.cpp: connect compileTtir to the code generator's entry point (tmetal/codegen/compile_kernel.h)"
+#else
+  throw CompileError("the MSL code generator (tmetal/codegen) is not part of this build of triton_metal._core");
+#endif
+}
+
+}  // namespace
+
+void bindCodegen(nb::module_& m) {
+  m.def(
+      "compile_ttir",
+      [](std::string text, std::string filename, int numWarps, std::string layout, std::string hardware,
+         bool fastMath) {
+        CompileRequest request{std::move(text), std::move(filename), numWarps, std::move(layout), std::move(hardware),
+                               fastMath};
+        nb::gil_scoped_release release;
+        return compileTtir(request);
+      },
+      nb::arg("text"), nb::arg("filename") = "<ttir>", nb::kw_only(), nb::arg("num_warps") = 4,
+      nb::arg("layout") = "COALESCED", nb::arg("hardware") = "", nb::arg("fast_math") = false,
+      "Compiles TTIR text (as Triton 3.6 prints it) to Metal Shading Language. Returns (msl_source, "
+      "metadata_json); the metadata follows tmetal/codegen/kernel_abi.h. `layout` is a MemoryLayout policy name, "
+      "`hardware` a hardware profile id ('' selects as `tmetal hardware` does). Raises triton_metal.CompileError "
+      "naming the user's file:line.");
+}
+
+}  // namespace tmetal::python

@@ -1,0 +1,32 @@
+// Pieces of the Python module triton_metal._core, one file per pipeline stage
+// it exposes. core_module.cpp assembles them.
+#pragma once
+
+#include <nanobind/nanobind.h>
+// Every file of the binding must see the same type casters (a std::string
+// caster missing in one file breaks the others at link time: ODR).
+#include <nanobind/stl/string.h>
+
+#include <string>
+
+namespace tmetal::python {
+
+namespace nb = nanobind;
+
+// Maps tmetal's C++ exceptions to the Python classes of triton_metal.errors.
+void bindErrors(nb::module_& m);
+void bindFrontend(nb::module_& m);
+void bindHardware(nb::module_& m);
+void bindCodegen(nb::module_& m);
+void bindEmulator(nb::module_& m);
+
+// Raises the Python exception `className` of triton_metal.errors with keyword
+// arguments file/line/col/reason. Call with the GIL held; it never returns
+// normally (throws nb::python_error).
+[[noreturn]] void raiseTmetalError(const char* className, const std::string& message, const std::string& file = "",
+                                   int line = 0, int col = 0, const std::string& reason = "");
+
+// Raises triton_metal.errors.UnavailableError: `what` is not part of this build.
+[[noreturn]] void raiseUnavailable(const std::string& what);
+
+}  // namespace tmetal::python

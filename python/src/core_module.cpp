@@ -1,0 +1,69 @@
+// triton_metal._core: the small binding between the Triton plugin (Python)
+// and tmetal's C++ pipeline. Each stage's bindings live in bind_<stage>.cpp;
+// capabilities() says which stages this build contains, so the plugin and its
+// tests can tell "not built yet" apart from "broken".
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "python/src/binding.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+#ifdef TMETAL_BINDING_HAS_FRONTEND
+constexpr bool kHasFrontend = true;
+#else
+constexpr bool kHasFrontend = false;
+#endif
+#ifdef TMETAL_BINDING_HAS_CODEGEN
+constexpr bool kHasCodegen = true;
+#else
+constexpr bool kHasCodegen = false;
+#endif
+#ifdef TMETAL_BINDING_HAS_EMULATOR
+constexpr bool kHasEmulator = true;
+#else
+constexpr bool kHasEmulator = false;
+#endif
+#ifdef TMETAL_BINDING_HAS_HW
+constexpr bool kHasHardware = true;
+#else
+constexpr bool kHasHardware = false;
+#endif
+
+}  // namespace
+
+#ifndef TMETAL_BINDING_HAS_EMULATOR
+namespace tmetal::python {
+// Without the emulator the entry points exist and say why they cannot work.
+void bindEmulator(nb::module_& m) {
+  m.def(
+      "emulator_compile",
+      [](nb::args, nb::kwargs) { raiseUnavailable("the MSL emulator (tmetal/runtime/emulator)"); },
+      "Unavailable in this build: the emulator has not landed.");
+}
+}  // namespace tmetal::python
+#endif
+
+NB_MODULE(_core, m) {
+  m.doc() = "tmetal's C++ core for the Triton plugin: TTIR -> MSL, hardware profiles, the CPU emulator";
+  m.attr("__version__") = TMETAL_VERSION;
+  m.def(
+      "capabilities",
+      []() {
+        nb::dict d;
+        d["frontend"] = kHasFrontend;
+        d["codegen"] = kHasCodegen;
+        d["emulator"] = kHasEmulator;
+        d["hardware"] = kHasHardware;
+        return d;
+      },
+      "Which pipeline stages this build of the binding contains: {'frontend', 'codegen', 'emulator', "
+      "'hardware'} -> bool.");
+  tmetal::python::bindErrors(m);
+  tmetal::python::bindFrontend(m);
+  tmetal::python::bindHardware(m);
+  tmetal::python::bindCodegen(m);
+  tmetal::python::bindEmulator(m);
+}

@@ -1,0 +1,80 @@
+"""Exceptions raised by triton_metal.
+
+Every failure of the plugin is a `TmetalError`: the C++ core's diagnostics
+(raised by `triton_metal._core`) arrive as these classes with the user's
+source position as attributes, and the plugin adds the kernel's name. Nothing
+in the plugin is allowed to crash the interpreter instead.
+"""
+from __future__ import annotations
+
+
+class TmetalError(RuntimeError):
+    """Base class of every error triton_metal raises.
+
+    Attributes:
+      file, line, col: the user's source position ("" / 0 when unknown);
+      reason: the message without the position prefix;
+      kernel: the name of the Triton kernel concerned ("" when unknown).
+    """
+
+    def __init__(self, message: str, *, file: str = "", line: int = 0, col: int = 0, reason: str = "",
+                 kernel: str = ""):
+        super().__init__(message)
+        self.file = file
+        self.line = line
+        self.col = col
+        self.reason = reason or message
+        self.kernel = kernel
+
+    @property
+    def location(self) -> str:
+        """'file:line:col' (or shorter), '' when unknown."""
+        if not self.file and not self.line:
+            return ""
+        text = self.file or "<unknown>"
+        if self.line:
+            text += f":{self.line}"
+            if self.col:
+                text += f":{self.col}"
+        return text
+
+    def __reduce__(self):
+        # Triton deep-copies exceptions it caches (CompiledKernel._init_handles),
+        # and multiprocessing pickles them: keep the keyword attributes.
+        return (_rebuild, (type(self), str(self), self.file, self.line, self.col, self.reason, self.kernel))
+
+
+def _rebuild(cls, message, file, line, col, reason, kernel):
+    return cls(message, file=file, line=line, col=col, reason=reason, kernel=kernel)
+
+
+class CompileError(TmetalError):
+    """The kernel cannot be compiled: unsupported or malformed TTIR, a code
+    generation limit, or the emulator's C++ compiler rejecting the MSL. The
+    message starts with the user's `file:line:col` when the TTIR had it."""
+
+
+class LaunchError(TmetalError):
+    """The arguments of a launch do not fit the compiled kernel (wrong count,
+    a tensor on the wrong device, a scalar out of range, ...)."""
+
+
+class EmulatorError(TmetalError):
+    """The kernel misbehaved while the emulator ran it: divergent barrier or
+    SIMD-group function, out-of-bounds access (sanitize mode), a crash or a
+    timeout (sanitize mode)."""
+
+
+class UnavailableError(TmetalError):
+    """A part of tmetal that this installation does not have: a pipeline stage
+    not built into triton_metal._core, Metal on a machine without it, ..."""
+
+
+def with_kernel(error: TmetalError, kernel: str) -> TmetalError:
+    """A copy of `error` whose message names `kernel` (once)."""
+    if not kernel or error.kernel:
+        return error
+    message = str(error)
+    if f"'{kernel}'" not in message:
+        message = f"{message}\n  in Triton kernel '{kernel}'" + (f" at {error.location}" if error.location else "")
+    return type(error)(message, file=error.file, line=error.line, col=error.col, reason=error.reason, kernel=kernel)
