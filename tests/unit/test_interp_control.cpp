@@ -2,6 +2,8 @@
 // and tt.dot.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "interp_test_support.h"
 
 using namespace tmetal;
@@ -115,6 +117,24 @@ TEST(InterpControl, FailedAssertNamesProgramAndElement) {
   std::vector<KernelArg> args{bufferOf(std::vector<int32_t>{1, 2, 3, 4, 5, 6, -7, 8})};
   EXPECT_EQ(errorOf([&] { interpret(*t.kernel, args, {2, 1, 1}); }),
             "kernel.py:40:5: error: 'tt.assert': assertion failed in program (1, 0, 0), element [2]: x must be positive");
+}
+
+TEST(InterpControl, PrintWritesOneLinePerElement) {
+  KernelUnderTest t;
+  ir::Value* x = t.arg(Type::pointer(Type::f32()), "x_ptr");
+  ir::Value* v = t.b.load(pointersAt(t.b, x, t.b.makeRange(0, 2)));
+  t.b.create("tt.print", {v}, {}, attrs({{"prefix", Attribute::string(" x")}, {"hex", Attribute::boolean(false)}}));
+  t.b.ret();
+  std::vector<KernelArg> args{bufferOf(std::vector<float>{0.1f, -2.0f})};
+  std::ostringstream printed;
+  InterpretOptions options;
+  options.printStream = &printed;
+  interpret(*t.kernel, args, {1, 2, 1}, options);
+  EXPECT_EQ(printed.str(),
+            "pid (0, 0, 0) idx [0]  x: 0.10000000149011612\n"
+            "pid (0, 0, 0) idx [1]  x: -2\n"
+            "pid (0, 1, 0) idx [0]  x: 0.10000000149011612\n"
+            "pid (0, 1, 0) idx [1]  x: -2\n");
 }
 
 TEST(InterpControl, ThreeDimensionalGridAndNumPrograms) {

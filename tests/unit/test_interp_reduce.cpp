@@ -137,3 +137,19 @@ TEST(InterpScan, AlongTheOuterAxis) {
   interpret(*t.kernel, args, {1, 1, 1});
   EXPECT_EQ(contentsOf<float>(args[1]), (std::vector<float>{1, 2, 4, 6, 9, 12}));
 }
+
+TEST(InterpHistogram, CountsMaskedValuesInRange) {
+  KernelUnderTest t;
+  ir::Value* in = t.arg(Type::pointer(Type::i32()), "in_ptr");
+  ir::Value* out = t.arg(Type::pointer(Type::i32()), "out_ptr");
+  ir::Value* range = t.b.makeRange(0, 8);
+  ir::Value* x = t.b.load(pointersAt(t.b, in, range));
+  ir::Value* mask = t.b.cmpi("slt", range, t.b.constantSplat(intAttr(7), Type::tensor({8}, Type::i32())));
+  ir::Value* counts = t.b.create1("tt.histogram", {x, mask}, Type::tensor({4}, Type::i32()));
+  t.b.store(pointersAt(t.b, out, t.b.makeRange(0, 4)), counts);
+  t.b.ret();
+  // -1 and 4 are outside [0, 4); the last element (a 0) is masked off.
+  std::vector<KernelArg> args{bufferOf(std::vector<int32_t>{0, 3, 3, -1, 4, 1, 3, 0}), bufferOf(std::vector<int32_t>(4))};
+  interpret(*t.kernel, args, {1, 1, 1});
+  EXPECT_EQ(contentsOf<int32_t>(args[1]), (std::vector<int32_t>{1, 1, 0, 3}));
+}

@@ -1,4 +1,6 @@
 // tt.assert (a failed assertion stops the run with an error) and tt.print.
+#include <iomanip>
+#include <limits>
 #include <ostream>
 
 #include "tmetal/interp/program_executor.h"
@@ -37,8 +39,8 @@ void ProgramExecutor::print(const ir::Operation& op) {
       if (op.numOperands() > 1) out << " (operand " << j << ")";
       out << ": ";
       const Element& e = v.elements[i];
-      if (v.elementType.isFloat())
-        out << e.f;
+      if (v.elementType.isFloat())  // enough digits to read the value back exactly
+        out << std::setprecision(std::numeric_limits<double>::max_digits10) << e.f << std::setprecision(6);
       else if (v.elementType.isPointer())
         out << "buffer " << e.buffer << " + " << e.i;
       else if (hex)
