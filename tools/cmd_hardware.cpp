@@ -4,7 +4,7 @@
 #include <iostream>
 #include <memory>
 
-#include "tmetal/graph/analysis_report.h"
+#include "tmetal/graph/byte_size_text.h"
 #include "tmetal/hw/hardware_selection.h"
 #include "tools/command.h"
 
@@ -25,7 +25,8 @@ std::string describe(const HardwareProfile& p) {
       marked(p, "slc", tmetal::graph::formatBytes(p.lastLevelCacheBytes)), p.simdWidth, p.maxThreadsPerThreadgroup,
       tmetal::graph::formatBytes(p.threadgroupMemoryBytes),
       marked(p, "resident-threads", std::to_string(p.maxResidentThreadsPerCore)),
-      p.mslVersion.empty() ? "" : "MSL " + p.mslVersion + ", ", p.bfloat ? "yes" : "no", p.fp64 ? "yes" : "no");
+      p.mslVersion.empty() ? "" : "MSL " + marked(p, "msl", p.mslVersion) + ", ", p.bfloat ? "yes" : "no",
+      p.fp64 ? "yes" : "no");
 }
 
 int runHardware(const std::string& override) {
@@ -33,15 +34,15 @@ int runHardware(const std::string& override) {
   const HardwareProfile& s = selected.profile;
   std::cout << fmt::format("selected: {} - {}\n          {}\n          {}\n\n", s.id, s.name, selected.origin,
                            describe(s));
-  std::cout << fmt::format("{:<14} {:<36} {:<13} {:>5} {:>7} {:>10} {:>8} {:>9} {:>4} {:>5} {:>4}\n", "id", "name",
+  std::cout << fmt::format("{:<14} {:<38} {:<13} {:>5} {:>7} {:>10} {:>8} {:>9} {:>4} {:>5} {:>4}\n", "id", "name",
                            "family", "cores", "GB/s", "LLC", "TG mem", "resident", "MSL", "bf16", "fp64");
   for (const HardwareProfile& p : tmetal::hw::hardwareTable())
-    std::cout << fmt::format("{:<14} {:<36} {:<13} {:>5} {:>7} {:>10} {:>8} {:>9} {:>4} {:>5} {:>4}\n", p.id, p.name,
+    std::cout << fmt::format("{:<14} {:<38} {:<13} {:>5} {:>7} {:>10} {:>8} {:>9} {:>4} {:>5} {:>4}\n", p.id, p.name,
                              p.gpuFamily, p.gpuCores, p.dramBandwidthGBs,
                              marked(p, "slc", tmetal::graph::formatBytes(p.lastLevelCacheBytes)),
                              tmetal::graph::formatBytes(p.threadgroupMemoryBytes),
                              marked(p, "resident-threads", std::to_string(p.maxResidentThreadsPerCore)),
-                             p.mslVersion.empty() ? "-" : p.mslVersion, p.bfloat ? "yes" : "no",
+                             p.mslVersion.empty() ? "-" : marked(p, "msl", p.mslVersion), p.bfloat ? "yes" : "no",
                              p.fp64 ? "yes" : "no");
   std::cout << "\n* a figure no source confirmed; docs/hardware.md cites every other one\n";
   return 0;

@@ -195,13 +195,6 @@ json hardwareToJson(const hw::HardwareSelection& h) {
 
 }  // namespace
 
-std::string formatBytes(int64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  if (bytes < 1024 * 1024) return fmt::format("{:.1f} KiB", bytes / 1024.0);
-  if (bytes < int64_t(1024) * 1024 * 1024) return fmt::format("{:.1f} MiB", bytes / (1024.0 * 1024));
-  return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024));
-}
-
 json planToJson(const ReductionPlan& plan) {
   json stages = json::array();
   for (const ReductionStage& s : plan.stages) stages.push_back(stageToJson(s));

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tmetal/graph/byte_size_text.h"
 #include "tmetal/graph/op_analysis.h"
 
 namespace tmetal::graph {
@@ -17,7 +18,5 @@ nlohmann::json analysisToJson(const GraphAnalysis& analysis);
 std::string renderAnalysisJson(const GraphAnalysis& analysis);  // indented, newline-terminated
 
 nlohmann::json planToJson(const ReductionPlan& plan);
-// "4.0 MiB", "512 B"
-std::string formatBytes(int64_t bytes);
 
 }  // namespace tmetal::graph

@@ -34,6 +34,8 @@ HardwareProfile apple(std::string id, std::string name, std::string family, std:
   p.bfloat = true;
   p.fp64 = false;
   p.unverified = std::move(unverified);
+  // Apple lists language versions per OS release, not per chip.
+  p.unverified.push_back("msl");
   if (p.gpuFamily == "Apple9") p.unverified.push_back("resident-threads");
   return p;
 }
