@@ -25,11 +25,21 @@ namespace {
 
 // Flags for compiling MSL as C++. No fast-math: the emulator is a reference
 // (IEEE results, NaNs kept); no FP contraction, so results do not depend on
-// the host CPU; warnings off, since the emitted code is not ours to lint.
+// the host CPU; no strict aliasing, since MSL kernels reinterpret memory
+// through pointer casts (one threadgroup array reused for several types);
+// warnings off, since the emitted code is not ours to lint.
 const std::vector<std::string>& baseFlags() {
-  static const std::vector<std::string> flags = {
-      "-std=c++20", "-O2",    "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-ffp-contract=off",
-      "-w",         "-fno-color-diagnostics", "-ferror-limit=20"};
+  static const std::vector<std::string> flags = {"-std=c++20",
+                                                 "-O2",
+                                                 "-fPIC",
+                                                 "-shared",
+                                                 "-fvisibility=hidden",
+                                                 "-fno-math-errno",
+                                                 "-ffp-contract=off",
+                                                 "-fno-strict-aliasing",
+                                                 "-w",
+                                                 "-fno-color-diagnostics",
+                                                 "-ferror-limit=20"};
   return flags;
 }
 
@@ -95,6 +105,9 @@ fs::path installShim(const fs::path& cacheDir, std::string* shimHash) {
 
   const fs::path staging = makeTemporaryDirectory(cacheDir, "tmp-shim-");
   try {
+    // mkdtemp made it private; the installed headers are readable by all, like the rest of the cache.
+    fs::permissions(staging, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec);
     for (const auto& h : embeddedShimHeaders()) {
       fs::create_directories((staging / h.path).parent_path());
       writeFile(staging / h.path, h.text);
