@@ -249,7 +249,7 @@ ir::Attribute TtirParser::parseDenseElements() {
     takeScalar();
   }
   expect(TokenKind::Greater, "to close the dense literal");
-  expect(TokenKind::Colon, "and the type of the dense constant");
+  expect(TokenKind::Colon, "before the type of the dense constant");
   size_t typeOffset = tok_.offset;
   ir::Type type = parseType();
   if (!type.isTensor()) failAt(typeOffset, "a dense constant must have a tensor type, found '" + type.str() + "'");

@@ -193,6 +193,7 @@ void TtirParser::parseOperation(ir::Block* block) {
   std::unique_ptr<ir::Operation> parsed = generic ? parseGenericOp(op) : parsePrettyOp(op);
   parsed->setLoc(parseTrailingLocation(op.start.offset));
   for (ir::Operation* terminator : op.implicitTerminators) terminator->setLoc(parsed->loc());
+  for (ir::Value* arg : op.argumentsWithoutLocation) arg->setLoc(parsed->loc());
   ir::Operation* appended = block->append(std::move(parsed));
 
   size_t next = 0;
@@ -247,7 +248,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseGenericOp(PendingOp& op) {
   }
   parseOptionalAttrDict(attrs);
   for (const auto& [name, value] : attrs.entries()) parsed->attrs().set(name, value);
-  Token colon = expect(TokenKind::Colon, "and the op's function type");
+  Token colon = expect(TokenKind::Colon, "before the op's function type");
   FunctionType type = parseFunctionType();
   if (type.inputs.size() != refs.size())
     failAt(colon, "'" + op.name + "' has " + std::to_string(refs.size()) + " operand(s) but its type lists " +

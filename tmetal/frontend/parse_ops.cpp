@@ -102,7 +102,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseSameType(PendingOp& op) {
   parseOptionalFlagsKeyword("fastmath", "fastmath", attrs);
   parseOptionalFlagsKeyword("overflow", "overflowFlags", attrs);
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the operand type");
+  expect(TokenKind::Colon, "before the operand type");
   Type type = parseType();
   return makeOp(op, resolveAll(refs, std::vector<Type>(refs.size(), type)), {type}, std::move(attrs));
 }
@@ -116,7 +116,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseCompare(PendingOp& op) {
   expectOperandCount(op, refs, 2, 2);
   parseOptionalFlagsKeyword("fastmath", "fastmath", attrs);
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the operand type");
+  expect(TokenKind::Colon, "before the operand type");
   Type type = parseType();
   return makeOp(op, resolveAll(refs, {type, type}), {type.withElement(Type::i1())}, std::move(attrs));
 }
@@ -126,7 +126,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseSelect(PendingOp& op) {
   expectOperandCount(op, refs, 3, 3);
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the operand types");
+  expect(TokenKind::Colon, "before the operand types");
   Type first = parseType();
   Type condition = Type::i1(), value = first;
   if (consumeIf(TokenKind::Comma)) {
@@ -141,7 +141,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseCast(PendingOp& op) {
   expectOperandCount(op, refs, 1, 1);
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the source type");
+  expect(TokenKind::Colon, "before the source type");
   Type from = parseType();
   expectKeyword("to", "between the source and the result type");
   Type to = parseType();
@@ -165,7 +165,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseArrow(PendingOp& op) {
   }
   const bool twoOperands = op.kind == OpKind::TtJoin || op.kind == OpKind::TtCat;
   expectOperandCount(op, refs, twoOperands ? 2 : 1, twoOperands || op.kind == OpKind::TtHistogram ? 2 : 1);
-  expect(TokenKind::Colon, "and the source type");
+  expect(TokenKind::Colon, "before the source type");
   Type from = parseType();
   expect(TokenKind::Arrow, "between the source and the result type");
   Type to = parseType();
@@ -183,7 +183,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseProgramDim(PendingOp& op) {
   ir::AttrList attrs;
   attrs.set("axis", ir::Attribute::integer(index, Type::i32()));
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the result type");
+  expect(TokenKind::Colon, "before the result type");
   Type type = parseType();
   return makeOp(op, {}, {type}, std::move(attrs));
 }
@@ -191,7 +191,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseProgramDim(PendingOp& op) {
 std::unique_ptr<ir::Operation> TtirParser::parseResultTypeOnly(PendingOp& op) {
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the result type");
+  expect(TokenKind::Colon, "before the result type");
   Type type = parseType();
   return makeOp(op, {}, {type}, std::move(attrs));
 }
@@ -201,7 +201,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseAddPtr(PendingOp& op) {
   expectOperandCount(op, refs, 2, 2);
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the pointer type");
+  expect(TokenKind::Colon, "before the pointer type");
   Type pointer = parseType();
   expect(TokenKind::Comma, "between the pointer and the offset type");
   Type offset = parseType();
@@ -221,7 +221,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseLoadStore(PendingOp& op, bool is
     setUniqueAttr(attrs, keyword, keyword.text == "cacheModifier" ? "cache" : "evict", ir::Attribute::symbol(value));
   }
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the pointer type");
+  expect(TokenKind::Colon, "before the pointer type");
   size_t typeOffset = tok_.offset;
   Type pointer = parseType();
   Type loaded;
@@ -250,7 +250,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseAtomic(PendingOp& op, bool isRmw
   if (isRmw) expectOperandCount(op, refs, 2, 3);
   else expectOperandCount(op, refs, 3, 3);
   parseOptionalAttrDict(attrs);
-  Token colon = expect(TokenKind::Colon, "and the op's function type");
+  Token colon = expect(TokenKind::Colon, "before the op's function type");
   FunctionType type = parseFunctionType();
   if (type.inputs.size() != refs.size() || type.results.size() != 1)
     failAt(colon, "'" + op.name + "' with " + std::to_string(refs.size()) +
@@ -269,7 +269,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseDot(PendingOp& op) {
                   ir::Attribute::symbol(parseEnumKeyword("as the input precision (tf32, tf32x3, ieee)")));
   }
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the operand types");
+  expect(TokenKind::Colon, "before the operand types");
   Type a = parseType();
   expect(TokenKind::Star, "between the types of a and b");
   Type b = parseType();
@@ -290,7 +290,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseMakeTensorPtr(PendingOp& op) {
   }
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the result type");
+  expect(TokenKind::Colon, "before the result type");
   Type result = parseTensorPointerType();
   std::vector<OperandRef> refs{base};
   std::vector<Type> types{Type::pointer(result.pointee().element(), result.addressSpace())};
@@ -312,7 +312,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseAdvance(PendingOp& op) {
   expect(TokenKind::RSquare, "to close the offsets");
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the pointer type");
+  expect(TokenKind::Colon, "before the pointer type");
   Type type = parseTensorPointerType();
   std::vector<OperandRef> refs{pointer};
   refs.insert(refs.end(), offsets.begin(), offsets.end());
@@ -325,7 +325,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseFunctional(PendingOp& op) {
   std::vector<OperandRef> refs = parseOptionalOperandRefs();
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
-  Token colon = expect(TokenKind::Colon, "and the op's function type");
+  Token colon = expect(TokenKind::Colon, "before the op's function type");
   FunctionType type = parseFunctionType();
   if (type.inputs.size() != refs.size())
     failAt(colon, "'" + op.name + "' has " + std::to_string(refs.size()) + " operand(s) but its type lists " +
@@ -343,7 +343,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseCall(PendingOp& op) {
   std::vector<OperandRef> refs = parseOptionalOperandRefs();
   expect(TokenKind::RParen, "to close the call's arguments");
   parseOptionalAttrDict(attrs);
-  Token colon = expect(TokenKind::Colon, "and the call's function type");
+  Token colon = expect(TokenKind::Colon, "before the call's function type");
   FunctionType type = parseFunctionType();
   if (type.inputs.size() != refs.size())
     failAt(colon, "the call passes " + std::to_string(refs.size()) + " argument(s) but its type lists " +
@@ -360,7 +360,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseClampF(PendingOp& op) {
   ir::AttrList attrs;
   setUniqueAttr(attrs, keyword, "propagateNan", ir::Attribute::symbol(parseEnumKeyword("as none or all")));
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the operand type");
+  expect(TokenKind::Colon, "before the operand type");
   Type type = parseType();
   return makeOp(op, resolveAll(refs, {type, type, type}), {type}, std::move(attrs));
 }
@@ -374,7 +374,7 @@ std::unique_ptr<ir::Operation> TtirParser::parsePrint(PendingOp& op) {
   std::vector<Type> types;
   if (consumeIf(TokenKind::Colon)) {
     refs = parseOperandRefs();
-    Token colon = expect(TokenKind::Colon, "and the types of the printed values");
+    Token colon = expect(TokenKind::Colon, "before the types of the printed values");
     types = parseTypeList();
     if (types.size() != refs.size())
       failAt(colon, "'tt.print' has " + std::to_string(refs.size()) + " value(s) but " +
@@ -391,7 +391,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseAssert(PendingOp& op) {
   ir::AttrList attrs;
   attrs.set("message", ir::Attribute::string(Lexer::decodeString(message)));
   parseOptionalAttrDict(attrs);
-  expect(TokenKind::Colon, "and the condition type");
+  expect(TokenKind::Colon, "before the condition type");
   Type type = parseType();
   return makeOp(op, resolveAll(refs, {type}), {}, std::move(attrs));
 }
@@ -402,7 +402,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseTerminator(PendingOp& op) {
   std::vector<OperandRef> refs = parseOptionalOperandRefs();
   std::vector<Type> types;
   if (!refs.empty()) {
-    Token colon = expect(TokenKind::Colon, "and the types of the values");
+    Token colon = expect(TokenKind::Colon, "before the types of the values");
     types = parseTypeList();
     if (types.size() != refs.size())
       failAt(colon, "'" + op.name + "' has " + std::to_string(refs.size()) + " value(s) but " +
@@ -415,7 +415,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseRegionReturn(PendingOp& op) {
   std::vector<OperandRef> refs = parseOptionalOperandRefs();
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
-  Token colon = expect(TokenKind::Colon, "and the types of the values");
+  Token colon = expect(TokenKind::Colon, "before the types of the values");
   std::vector<Type> types;
   if (!refs.empty()) types = parseTypeList();
   if (types.size() != refs.size())
@@ -434,7 +434,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseCondition(PendingOp& op) {
   std::vector<Type> types{Type::i1()};
   std::vector<OperandRef> forwarded = parseOptionalOperandRefs();
   if (!forwarded.empty()) {
-    Token colon = expect(TokenKind::Colon, "and the types of the forwarded values");
+    Token colon = expect(TokenKind::Colon, "before the types of the forwarded values");
     std::vector<Type> forwardedTypes = parseTypeList();
     if (forwardedTypes.size() != forwarded.size())
       failAt(colon, "'scf.condition' forwards " + std::to_string(forwarded.size()) + " value(s) but lists " +
@@ -467,7 +467,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseFor(PendingOp& op) {
       if (consumeIf(TokenKind::RParen)) break;
       expect(TokenKind::Comma, "or ')' in 'iter_args'");
     }
-    Token arrow = expect(TokenKind::Arrow, "and the types of the loop-carried values");
+    Token arrow = expect(TokenKind::Arrow, "before the types of the loop-carried values");
     iterTypes = parseResultTypeList();
     if (iterTypes.size() != inits.size())
       failAt(arrow, "'scf.for' carries " + std::to_string(inits.size()) + " value(s) but lists " +
@@ -485,9 +485,9 @@ std::unique_ptr<ir::Operation> TtirParser::parseFor(PendingOp& op) {
 
   ir::Block* body = loop->addRegion()->addBlock();
   pushScope();
-  addBlockArgument(body, inductionName, inductionType, locationOf(inductionName.offset));
+  op.argumentsWithoutLocation.push_back(addBlockArgument(body, inductionName, inductionType, ir::Location()));
   for (size_t i = 0; i < iterNames.size(); ++i)
-    addBlockArgument(body, iterNames[i], iterTypes[i], locationOf(iterNames[i].offset));
+    op.argumentsWithoutLocation.push_back(addBlockArgument(body, iterNames[i], iterTypes[i], ir::Location()));
   parseBlockBody(body, "loop body");
   popScope();
   if (iterTypes.empty()) addImplicitYield(op, body);
@@ -525,7 +525,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseWhile(PendingOp& op) {
       expect(TokenKind::Comma, "or ')' in the loop values");
     }
   }
-  Token colon = expect(TokenKind::Colon, "and the loop's function type");
+  Token colon = expect(TokenKind::Colon, "before the loop's function type");
   FunctionType type = parseFunctionType();
   if (type.inputs.size() != inits.size())
     failAt(colon, "'scf.while' starts " + std::to_string(inits.size()) + " value(s) but its type lists " +
@@ -534,7 +534,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseWhile(PendingOp& op) {
   ir::Block* before = loop->addRegion()->addBlock();
   pushScope();
   for (size_t i = 0; i < argNames.size(); ++i)
-    addBlockArgument(before, argNames[i], type.inputs[i], locationOf(argNames[i].offset));
+    op.argumentsWithoutLocation.push_back(addBlockArgument(before, argNames[i], type.inputs[i], ir::Location()));
   parseBlockBody(before, "'before' region");
   popScope();
   expectKeyword("do", "between the two regions of 'scf.while'");

@@ -139,7 +139,11 @@ class TtirParser {
     ir::OpKind kind = ir::OpKind::Unknown;
     std::vector<ResultBinding> bindings;
     size_t numResults = 0;
-    std::vector<ir::Operation*> implicitTerminators;  // take the op's location when it is known
+    // Both take the op's location once it is read: the text has no place for
+    // the location of an implicit terminator or of scf.for's and scf.while's
+    // block arguments (so that printing and reading again keeps it).
+    std::vector<ir::Operation*> implicitTerminators;
+    std::vector<ir::Value*> argumentsWithoutLocation;
   };
   void parseOperation(ir::Block* block);
   std::unique_ptr<ir::Operation> makeOp(PendingOp& op, std::vector<ir::Value*> operands,

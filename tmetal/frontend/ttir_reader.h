@@ -7,6 +7,8 @@
 //  - operand types agree with the types written in the text;
 //  - every op, function and argument has a location: its `loc(...)` (aliases
 //    resolved), or, where the text has none, its own position in the text;
+//    scf.for's and scf.while's block arguments, whose location the syntax
+//    cannot show, take their op's;
 //  - value names: Value::name() keeps the name written (`%offs_2` gives
 //    "offs_2"); numbered values (`%3`) and block arguments named like the
 //    printer's default (`%arg3`) get "";

@@ -1,0 +1,175 @@
+// Exact diagnostics of the TTIR reader for malformed and unsupported input:
+// every one names the file, line and column.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tmetal/frontend/ttir_reader.h"
+#include "tmetal/support/diagnostic.h"
+
+using tmetal::CompileError;
+using tmetal::frontend::parseTtir;
+
+namespace {
+
+std::string errorOf(const std::string& text) {
+  try {
+    parseTtir(text, "bad.ttir");
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A kernel taking `args` whose body is `body` followed by tt.return.
+std::string kernel(const std::string& args, const std::string& body) {
+  return "module {\n  tt.func public @k(" + args + ") {\n" + body + "\n    tt.return\n  }\n}\n";
+}
+
+}  // namespace
+
+TEST(FrontendErrors, UnsupportedOpNamesTheOpAtItsName) {
+  EXPECT_EQ(errorOf(kernel("", "    tt.foo")), "bad.ttir:3:5: error: unsupported op 'tt.foo'");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = ttg.convert_layout %a : i32 -> i32")),
+            "bad.ttir:3:10: error: unsupported op 'ttg.convert_layout'");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = \"tt.foo\"(%a) : (i32) -> i32")),
+            "bad.ttir:3:10: error: unsupported op 'tt.foo'");
+  EXPECT_EQ(errorOf(kernel("", "    %0 = ub.poison : i32")), "bad.ttir:3:10: error: unsupported op 'ub.poison'");
+  EXPECT_EQ(errorOf("module {\n  arith.foo\n}\n"), "bad.ttir:2:3: error: unsupported op 'arith.foo'");
+}
+
+TEST(FrontendErrors, UndefinedAndRedefinedValues) {
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = arith.addi %a, %b : i32")),
+            "bad.ttir:3:25: error: use of undefined value '%b'");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %a = arith.addi %a, %a : i32")),
+            "bad.ttir:3:5: error: redefinition of value '%a'");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = arith.addi %a#1, %a : i32")),
+            "bad.ttir:3:21: error: result #1 of '%a' does not exist ('%a' names 1 result(s))");
+  // A value of one region is not visible in its sibling.
+  EXPECT_EQ(errorOf(kernel("%c: i1", "    scf.if %c {\n      %x = arith.addi %c, %c : i1\n    } else {\n"
+                                     "      %y = arith.addi %x, %x : i1\n    }")),
+            "bad.ttir:6:23: error: use of undefined value '%x'");
+}
+
+TEST(FrontendErrors, TypeMismatchBetweenValueAndText) {
+  EXPECT_EQ(errorOf(kernel("%a: i32, %f: f32", "    %0 = arith.addi %a, %f : i32")),
+            "bad.ttir:3:25: error: type mismatch: '%f' has type 'f32' but is used here as 'i32'");
+  EXPECT_EQ(errorOf(kernel("%p: tensor<4x!tt.ptr<f32>>, %m: tensor<4xi32>", "    %0 = tt.load %p, %m : tensor<4x!tt.ptr<f32>>")),
+            "bad.ttir:3:22: error: type mismatch: '%m' has type 'tensor<4xi32>' but is used here as 'tensor<4xi1>'");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = tt.load %a : i32")),
+            "bad.ttir:3:23: error: 'tt.load' needs a pointer or a tensor of pointers, found 'i32'");
+}
+
+TEST(FrontendErrors, WrongOperandAndResultCounts) {
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = arith.addi %a, %a, %a : i32")),
+            "bad.ttir:3:10: error: 'arith.addi' takes 2 operand(s), found 3");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0:2 = arith.addi %a, %a : i32")),
+            "bad.ttir:3:5: error: 'arith.addi' defines 1 result(s) but 2 are named before '='");
+  EXPECT_EQ(errorOf(kernel("%a: tensor<4x2xf32>", "    %0 = tt.split %a : tensor<4x2xf32> -> tensor<4xf32>")),
+            "bad.ttir:3:5: error: 'tt.split' defines 2 result(s) but 1 is named before '='");
+}
+
+TEST(FrontendErrors, UnterminatedConstructs) {
+  EXPECT_EQ(errorOf("module {\n  tt.func public @k(%a: i32) {\n    %0 = arith.addi %a, %a : i32\n"),
+            "bad.ttir:4:1: error: unterminated function body: expected '}' to close the '{' at line 2, column 30");
+  EXPECT_EQ(errorOf("module {\n"),
+            "bad.ttir:2:1: error: unterminated module: expected '}' to close the module opened at line 1, column 8");
+  EXPECT_EQ(errorOf(kernel("", "    tt.print \"abc : i32")),
+            "bad.ttir:3:14: error: unterminated string (a string must end with '\"' on the same line)");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = arith.addi %a, %a : tensor<4xi32")),
+            "bad.ttir:4:5: error: expected '>' to close the tensor type, found 'tt.return'");
+}
+
+TEST(FrontendErrors, SyntaxErrors) {
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = arith.addi %a, %a i32")),
+            "bad.ttir:3:28: error: expected ':' before the operand type, found 'i32'");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = arith.addi %a, %a : i32 ~")),
+            "bad.ttir:3:34: error: unexpected character '~'");
+  EXPECT_EQ(errorOf(kernel("", "    %0 = tt.get_program_id w : i32")),
+            "bad.ttir:3:28: error: expected the grid axis x, y or z, found 'w'");
+  EXPECT_EQ(errorOf(kernel("", "    tt.print \"a\\q\" {hex = false, isSigned = array<i32>}")),
+            "bad.ttir:3:16: error: unknown escape in string: expected \\\\, \\\", \\n, \\t or two hex digits after "
+            "'\\'");
+  EXPECT_EQ(errorOf(""), "bad.ttir:1:1: error: expected 'module', found end of file");
+  EXPECT_EQ(errorOf("module {\n}\nmodule {\n}\n"),
+            "bad.ttir:3:1: error: a TTIR file holds one module; found a second 'module'");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    scf.for %i = %a to %a step %a {\n    }")),
+            "bad.ttir:3:35: error: expected ': i32' or ': i64' (an scf.for without it counts in 'index', which "
+            "tmetal does not support), found '{'");
+}
+
+TEST(FrontendErrors, UnsupportedTypesAndForms) {
+  EXPECT_EQ(errorOf(kernel("%a: f8E5M2", "")),
+            "bad.ttir:2:25: error: unsupported type 'f8E5M2': tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, "
+            "f64, pointers and tensors of them");
+  EXPECT_EQ(errorOf(kernel("%a: tensor<4xf32, #blocked>", "")),
+            "bad.ttir:2:37: error: tensor encodings (TritonGPU layouts) are not supported: tmetal reads TTIR, not "
+            "TTGIR");
+  EXPECT_EQ(errorOf(kernel("%a: tensor<?xf32>", "")),
+            "bad.ttir:2:32: error: dynamic tensor dimensions ('?') are not supported");
+  EXPECT_EQ(errorOf("module {\n  tt.func private @f(i32) -> i32\n}\n"),
+            "bad.ttir:2:22: error: function declarations (arguments without names, no body) are not supported");
+  EXPECT_EQ(errorOf(kernel("%a: i32", "    tt.return\n  ^bb1:\n    tt.return")),
+            "bad.ttir:4:3: error: regions with more than one block are not supported (Triton's TTIR uses "
+            "structured control flow)");
+  EXPECT_EQ(errorOf("#blocked = #ttg.blocked<{sizePerThread = [1]}>\nmodule {\n}\n"),
+            "bad.ttir:1:12: error: unsupported alias '#blocked': only location aliases ('#name = loc(...)') are "
+            "supported in TTIR");
+}
+
+TEST(FrontendErrors, BadConstants) {
+  EXPECT_EQ(errorOf(kernel("", "    %0 = arith.constant 300 : i8")),
+            "bad.ttir:3:25: error: integer 300 does not fit in 'i8'");
+  EXPECT_EQ(errorOf(kernel("", "    %0 = arith.constant 1 : f32")),
+            "bad.ttir:3:25: error: expected a float literal like 1.0 for type 'f32', found the integer '1'");
+  EXPECT_EQ(errorOf(kernel("", "    %0 = arith.constant dense<[1, 2, 3]> : tensor<4xi32>")),
+            "bad.ttir:3:25: error: dense literal of shape [3] does not match its type 'tensor<4xi32>'");
+  EXPECT_EQ(errorOf(kernel("", "    %0 = arith.constant dense<[[1, 2], [3]]> : tensor<2x2xi32>")),
+            "bad.ttir:3:40: error: the nested lists of a dense literal must all have the same length at each depth");
+  EXPECT_EQ(errorOf(kernel("", "    %0 = arith.constant 0x1FFFF : f16")),
+            "bad.ttir:3:25: error: bit pattern for 'f16' '0x1FFFF' is too large");
+  EXPECT_EQ(errorOf(kernel("", "    %0 = arith.constant dense<1.5> : tensor<4xi32>")),
+            "bad.ttir:3:31: error: a float literal is not a value of type 'i32'");
+}
+
+TEST(FrontendErrors, LocationAliases) {
+  EXPECT_EQ(errorOf(kernel("", "    tt.print \"x\" {hex = false, isSigned = array<i32>} loc(#loc9)")),
+            "bad.ttir:3:59: error: undefined location alias '#loc9'");
+  EXPECT_EQ(errorOf("#loc1 = loc(\"a\"(#loc2))\n#loc2 = loc(\"b\"(#loc1))\nmodule {\n} loc(#loc1)\n"),
+            "bad.ttir:2:17: error: location alias '#loc1' is defined in terms of itself");
+  EXPECT_EQ(errorOf("#loc1 = loc(unknown)\n#loc1 = loc(unknown)\nmodule {\n}\n"),
+            "bad.ttir:2:1: error: redefinition of alias '#loc1'");
+  EXPECT_EQ(errorOf("module {\n} loc(\"f.py\":x:1)\n"),
+            "bad.ttir:2:14: error: expected an integer as the line of the location, found 'x'");
+}
+
+TEST(FrontendErrors, NestingIsBounded) {
+  std::string deepType;
+  for (int i = 0; i < 200; ++i) deepType += "!tt.ptr<";
+  deepType += "f32";
+  for (int i = 0; i < 200; ++i) deepType += ">";
+  EXPECT_EQ(errorOf(kernel("%a: " + deepType, "")),
+            "bad.ttir:2:1049: error: nesting too deep: regions, types, attributes and locations may nest at most 128 "
+            "levels");
+
+  std::string deepRegions = "module {\n  tt.func public @k(%c: i1) {\n";
+  for (int i = 0; i < 300; ++i) deepRegions += "scf.if %c {\n";
+  EXPECT_EQ(errorOf(deepRegions), "bad.ttir:130:11: error: nesting too deep: regions, types, attributes and locations "
+                                  "may nest at most 128 levels");
+
+  // A chain of aliases, each named around the next: the expanded location
+  // would nest 1000 deep.
+  std::string chain = "#loc0 = loc(\"f.py\":1:1)\n";
+  for (int i = 1; i < 1000; ++i)
+    chain += "#loc" + std::to_string(i) + " = loc(\"n\"(#loc" + std::to_string(i - 1) + "))\n";
+  chain += "module {\n} loc(#loc999)\n";
+  EXPECT_EQ(errorOf(chain), "bad.ttir:129:15: error: location nests too deep (more than 128 levels, aliases expanded)");
+
+  // Each alias uses the previous one twice: 2^40 parts once expanded.
+  std::string doubling = "#loc0 = loc(\"f.py\":1:1)\n";
+  for (int i = 1; i <= 40; ++i)
+    doubling += "#loc" + std::to_string(i) + " = loc(callsite(#loc" + std::to_string(i - 1) + " at #loc" +
+                std::to_string(i - 1) + "))\n";
+  doubling += "module {\n} loc(#loc40)\n";
+  EXPECT_EQ(errorOf(doubling), "bad.ttir:13:14: error: location is too large (more than 4096 parts, aliases expanded)");
+}
