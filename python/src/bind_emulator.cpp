@@ -77,7 +77,7 @@ emu::ArgSlot bufferSlot(const codegen::KernelParam& param, nb::handle value, Hel
     } else if (nb::hasattr(value, "nbytes")) {
       bytes = nb::cast<size_t>(value.attr("nbytes"));
     } else {
-      badArgument(param, "a " + typeName(value) + " with data_ptr() but neither untyped_storage() nor nbytes; "
+      badArgument(param, "an object of type " + typeName(value) + " with data_ptr() but neither untyped_storage() nor nbytes; "
                          "the emulator needs the buffer's size to check accesses");
     }
     if (address == 0 && bytes > 0) badArgument(param, "data_ptr() is 0");
@@ -88,7 +88,7 @@ emu::ArgSlot bufferSlot(const codegen::KernelParam& param, nb::handle value, Hel
     if (PyObject_GetBuffer(value.ptr(), view, PyBUF_WRITABLE | PyBUF_ANY_CONTIGUOUS) != 0) {
       held.dropLast();
       PyErr_Clear();
-      badArgument(param, "a " + typeName(value) +
+      badArgument(param, "an object of type " + typeName(value) +
                              " that is not a writable contiguous buffer (kernels read and write buffers in place; "
                              "pass a contiguous, writable copy)");
     }

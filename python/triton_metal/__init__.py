@@ -16,6 +16,12 @@ works on this machine.
 """
 from __future__ import annotations
 
+# Triton first: importing it discovers its backends, which imports
+# triton_metal.compiler and triton_metal.driver. Were a submodule of this
+# package imported before Triton, Triton's discovery would find that module
+# half-initialized.
+import triton  # noqa: F401
+
 from .errors import CompileError, EmulatorError, LaunchError, TmetalError, UnavailableError
 from .host_tensor import HostTensor, tensor
 

@@ -76,5 +76,6 @@ def with_kernel(error: TmetalError, kernel: str) -> TmetalError:
         return error
     message = str(error)
     if f"'{kernel}'" not in message:
-        message = f"{message}\n  in Triton kernel '{kernel}'" + (f" at {error.location}" if error.location else "")
+        where = f" at {error.location}" if error.location and error.location not in message else ""
+        message = f"{message}\n  in Triton kernel '{kernel}'{where}"
     return type(error)(message, file=error.file, line=error.line, col=error.col, reason=error.reason, kernel=kernel)

@@ -1,0 +1,36 @@
+"""Kernels that tmetal cannot compile, for the error-reporting tests. The
+tests find the offending lines by the markers in the comments, so keep each
+marker on the line of the construct it names."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def inline_asm_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.float32, is_pure=True, pack=1)  # MARK:asm
+    tl.store(out_ptr + offs, y, mask=offs < n)
+
+
+@triton.jit
+def fp8_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x.to(tl.float8e5).to(tl.float32))  # MARK:fp8
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def marker_line(marker: str) -> int:
+    """1-based line of this file that carries `# MARK:<marker>`."""
+    with open(__file__) as f:
+        for number, line in enumerate(f, start=1):
+            if line.rstrip().endswith(f"# MARK:{marker}"):
+                return number
+    raise LookupError(marker)

@@ -1,0 +1,145 @@
+"""Errors reach the user as Python exceptions naming the kernel and the
+user's Python line, never as a crash of the interpreter."""
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import triton_metal
+from triton_metal import CompileError, TmetalError, errors
+from triton_metal._native import core
+from triton_metal.ttir_locations import SourcePosition, TtirLocations
+
+import plugin_error_kernels as bad
+from conftest import REPO_ROOT
+
+
+def test_cpp_compile_error_becomes_python_compile_error():
+    with pytest.raises(CompileError) as info:
+        core()._raise_compile_error_for_test("kernel.py", 12, 5, "something is wrong")
+    error = info.value
+    assert str(error) == "kernel.py:12:5: error: something is wrong"
+    assert (error.file, error.line, error.col, error.reason) == ("kernel.py", 12, 5, "something is wrong")
+    assert error.location == "kernel.py:12:5"
+    assert isinstance(error, TmetalError) and isinstance(error, RuntimeError)
+
+
+def test_errors_survive_copy_and_pickle():
+    # Triton deep-copies the exception of a kernel that failed to load.
+    error = errors.CompileError("k.py:3:1: error: x", file="k.py", line=3, col=1, reason="x", kernel="k")
+    for clone in (copy.deepcopy(error), pickle.loads(pickle.dumps(error))):
+        assert type(clone) is CompileError and str(clone) == str(error)
+        assert (clone.file, clone.line, clone.col, clone.reason, clone.kernel) == ("k.py", 3, 1, "x", "k")
+
+
+def test_with_kernel_names_the_kernel_once():
+    error = errors.CompileError("k.py:3:1: error: x", file="k.py", line=3, col=1, reason="x")
+    named = errors.with_kernel(error, "my_kernel")
+    assert str(named) == "k.py:3:1: error: x\n  in Triton kernel 'my_kernel'"
+    assert named.kernel == "my_kernel" and named.line == 3
+    assert errors.with_kernel(named, "my_kernel") is named
+
+
+def test_unsupported_construct_names_kernel_file_and_line(emulator_driver):
+    require_frontend()
+    x = triton_metal.tensor(np.ones(64, np.float32))
+    out = triton_metal.tensor(np.zeros(64, np.float32))
+    with pytest.raises(CompileError) as info:
+        bad.inline_asm_kernel[(1, )](x, out, 64, BLOCK=64)
+    error = info.value
+    line = bad.marker_line("asm")
+    assert error.file == bad.__file__ and error.line == line, str(error)
+    message = str(error)
+    assert message.startswith(f"{bad.__file__}:{line}:"), message
+    assert "unsupported op 'tt.elementwise_inline_asm'" in message
+    assert "in Triton kernel 'inline_asm_kernel'" in message
+    assert error.kernel == "inline_asm_kernel"
+
+
+def test_triton_frontend_errors_pass_through(emulator_driver):
+    # Constructs Triton itself rejects for this target (fp8: Apple GPUs have
+    # none) are reported by Triton, with the kernel's source line.
+    from triton.compiler.errors import CompilationError
+    x = triton_metal.tensor(np.ones(16, np.float32))
+    with pytest.raises(CompilationError, match="fp8e5 not supported"):
+        bad.fp8_kernel[(1, )](x, x, BLOCK=16)
+
+
+def test_unsupported_construct_in_subprocess_does_not_crash_the_interpreter():
+    require_frontend()
+    code = f"""
+import sys, numpy as np
+sys.path.insert(0, {str(REPO_ROOT / 'tests' / 'python')!r})
+import triton, triton_metal, plugin_error_kernels as bad
+x = triton_metal.tensor(np.ones(64, np.float32))
+try:
+    bad.inline_asm_kernel[(1,)](x, x, 64, BLOCK=64)
+except triton_metal.CompileError as e:
+    print("caught", e.line)
+"""
+    env = dict(os.environ, TRITON_METAL_DEVICE="emulator")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"caught {bad.marker_line('asm')}"
+
+
+def require_frontend():
+    from conftest import require_stage
+    require_stage("frontend")
+
+
+# ---- positions from TTIR loc(...) information ------------------------------
+
+TTIR = """#loc = loc("/u/k.py":10:0)
+module {
+  tt.func public @k(%x: !tt.ptr<f32> loc("x"(#loc))) attributes {noinline = false} {
+    %0 = tt.get_program_id x : i32 loc(#loc1)
+    %1 = tt.weird %0 : i32 loc(#loc4)
+    %2 = tt.other %0 : i32 loc(#loc6)
+    %3 = tt.fused %0 : i32 loc(#loc7)
+    %4 = tt.none %0 : i32
+    tt.return loc(#loc2)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("/u/k.py":11:24)
+#loc2 = loc("/u/k.py":14:4)
+#loc3 = loc("/triton/language/standard.py":290:11)
+#loc4 = loc(callsite(#loc3 at #loc5))
+#loc5 = loc("/u/k.py":12:15)
+#loc6 = loc("y"(#loc5))
+#loc7 = loc(fused[unknown, #loc2])
+"""
+
+
+@pytest.mark.parametrize("ttir_line, expected", [
+    (4, SourcePosition("/u/k.py", 11, 24)),  # alias
+    (5, SourcePosition("/u/k.py", 12, 15)),  # call site: the user's caller line, not the helper's
+    (6, SourcePosition("/u/k.py", 12, 15)),  # a name around an alias
+    (7, SourcePosition("/u/k.py", 14, 4)),  # fused: first known part
+    (8, None),  # no location on the line
+    (99, None),  # past the end
+])
+def test_ttir_locations(ttir_line, expected):
+    assert TtirLocations(TTIR).user_position_of_line(ttir_line) == expected
+
+
+def test_alias_cycles_terminate():
+    text = "%0 = tt.x loc(#loc1)\n#loc1 = loc(#loc2)\n#loc2 = loc(#loc1)\n"
+    assert TtirLocations(text).user_position_of_line(1) is None
+
+
+def test_errors_inside_ttir_are_moved_to_the_user_line():
+    from triton_metal.compiler import locate_in_user_source
+    error = CompileError("k.ttir:5:12: error: unsupported op 'tt.weird'", file="k.ttir", line=5, col=12,
+                         reason="unsupported op 'tt.weird'")
+    moved = locate_in_user_source(error, TTIR, "k.ttir")
+    assert (moved.file, moved.line, moved.col) == ("/u/k.py", 12, 15)
+    assert str(moved) == "/u/k.py:12:15: error: unsupported op 'tt.weird' (TTIR line 5)"
+    # Errors already at a user position are left alone.
+    assert locate_in_user_source(moved, TTIR, "k.ttir") is moved
