@@ -16,6 +16,7 @@
 #endif
 #ifdef TMETAL_BINDING_HAS_CODEGEN
 #include "tmetal/codegen/compile_kernel.h"
+#include "tmetal/hw/hardware_selection.h"
 #endif
 
 namespace tmetal::python {
@@ -46,7 +47,14 @@ std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
   ir::verify(*module);
 #endif
 #ifdef TMETAL_BINDING_HAS_CODEGEN
-#error "bind_codegen.cpp: connect compileTtir to the code generator's entry point (tmetal/codegen/compile_kernel.h)"
+  codegen::CompileOptions options;
+  options.target = "metal";
+  options.policy = *layout::parseMemoryLayout(request.layout);
+  options.numWarps = request.numWarps;
+  options.hardware = hw::selectHardware(request.hardware).profile;
+  options.fastMath = request.fastMath;
+  codegen::CompiledKernel compiled = codegen::compileKernel(*module, options);
+  return {compiled.source, compiled.metadata.toJson().dump()};
 #else
   throw CompileError("the MSL code generator (tmetal/codegen) is not part of this build of triton_metal._core");
 #endif
