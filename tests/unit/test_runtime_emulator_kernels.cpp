@@ -385,4 +385,87 @@ TEST(EmulatorKernels, SwizzleReadsAndComponentWrites) {
   EXPECT_EQ(ints, (std::vector<int32_t>{1, 1, 4, 11, 1, 11, 8, 83}));
 }
 
+const char* kEverySimdFunction = R"msl(#include <metal_stdlib>
+using namespace metal;
+
+// One output row of 24 words per thread, one word per SIMD-group function.
+kernel void simd_functions(device uint* out [[buffer(0)]],
+                           uint3 pid [[threadgroup_position_in_grid]],
+                           uint tid [[thread_index_in_threadgroup]],
+                           uint lane [[thread_index_in_simdgroup]],
+                           uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup uint neighbours[64];
+  device uint* row = out + tid * 24;
+  uint v = lane + 1;
+  uint p = lane % 3 == 0 ? 2u : 1u;
+  row[0] = simd_sum(v);
+  row[1] = simd_product(p);
+  row[2] = simd_min(v * (sg + 1));
+  row[3] = simd_max(v);
+  row[4] = simd_and(v | 0x100u);
+  row[5] = simd_or(v);
+  row[6] = simd_xor(v);
+  row[7] = simd_prefix_inclusive_product(p);
+  row[8] = simd_prefix_exclusive_product(p);
+  row[9] = simd_shuffle(v, ushort(31 - lane));
+  row[10] = simd_shuffle_down(v, 4);
+  row[11] = simd_shuffle_rotate_down(v, 4);
+  row[12] = simd_shuffle_rotate_up(v, 1);
+  row[13] = simd_broadcast(v, 7);
+  row[14] = simd_broadcast_first(v + sg);
+  row[15] = uint(ulong(simd_ballot(lane % 2 == 0)));
+  row[16] = simd_all(v > 0) ? 1u : 0u;
+  row[17] = simd_any(v > 31) ? 1u : 0u;
+  row[18] = simd_all(v > 1) ? 1u : 0u;
+  row[19] = simd_is_first() ? 1u : 0u;
+  neighbours[tid] = tid;
+  simdgroup_barrier(mem_flags::mem_threadgroup);
+  row[20] = neighbours[sg * 32 + (lane + 1) % 32];
+  row[21] = uint(simd_sum(float2(float(v), 2.0f * float(v))).y);
+  row[22] = uint(float(simd_max(half(float(v)))));
+  row[23] = simd_shuffle_up(v, 3);
+}
+)msl";
+
+TEST(EmulatorKernels, EverySimdGroupFunction) {
+  auto md = metalKernel("simd_functions", 64, {pointerParam("out", "i32", 0)});
+  EmulatorKernel kernel = compile(kEverySimdFunction, md, testOptions());
+  std::vector<uint32_t> out(64 * 24, 0xdeadbeef);
+  launch(kernel, {ArgSlot::buffer(out.data(), out.size() * 4)}, {1, 1, 1});
+  uint32_t xorAll = 0;
+  for (uint32_t v = 1; v <= 32; ++v) xorAll ^= v;
+  for (uint32_t tid = 0; tid < 64; ++tid) {
+    const uint32_t lane = tid % 32, sg = tid / 32, v = lane + 1;
+    uint32_t inclusive = 1;
+    for (uint32_t l = 0; l <= lane; ++l) inclusive *= (l % 3 == 0) ? 2 : 1;
+    const uint32_t exclusive = inclusive / ((lane % 3 == 0) ? 2 : 1);
+    const std::vector<uint32_t> expected = {
+        528,                       // sum of 1..32
+        2048,                      // 2^11: lanes 0, 3, ..., 30 contribute 2
+        sg + 1,                    // min of v * (sg + 1)
+        32,                        // max
+        0x100,                     // and
+        63,                        // or of 1..32
+        xorAll,                    // xor
+        inclusive,                 // prefix products
+        exclusive,
+        32 - lane,                 // shuffle from lane 31 - lane
+        lane + 4 < 32 ? v + 4 : v,  // shuffle_down: the top 4 lanes keep their value
+        (lane + 4) % 32 + 1,       // rotate_down wraps
+        (lane + 31) % 32 + 1,      // rotate_up wraps
+        8,                         // broadcast lane 7
+        1 + sg,                    // broadcast_first
+        0x55555555,                // ballot of even lanes
+        1, 1, 0,                   // all, any, all
+        lane == 0 ? 1u : 0u,       // is_first
+        sg * 32 + (lane + 1) % 32,  // written by the neighbour before simdgroup_barrier
+        1056,                      // .y of a float2 sum
+        32,                        // half max
+        lane >= 3 ? v - 3 : v,     // shuffle_up: the bottom 3 lanes keep their value
+    };
+    for (uint32_t j = 0; j < expected.size(); ++j)
+      ASSERT_EQ(out[tid * 24 + j], expected[j]) << "thread " << tid << ", function " << j;
+  }
+}
+
 }  // namespace

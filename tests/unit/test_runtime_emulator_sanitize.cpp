@@ -42,6 +42,10 @@ kernel void unmasked_copy(device const float* x_ptr [[buffer(0)]], device float*
   if (mode == 2 && gid < n) out_ptr[gid - 1] = 1.0f;  // thread 0 stores before the start
   if (mode == 3 && gid < n) out_ptr[gid] = float(100 / (gid - 77));  // thread 77 divides by zero
   if (mode == 4 && gid < n) out_ptr[gid] = x_ptr[gid] * 2.0f;  // correct
+  if (mode == 5 && gid < n) {  // sees whether x_ptr and out_ptr are the same memory
+    out_ptr[gid] = 7.0f;
+    out_ptr[gid] = x_ptr[gid] + 1.0f;
+  }
 }
 )msl";
 
@@ -108,6 +112,21 @@ TEST(EmulatorSanitize, BufferNameFromTheArgumentSlot) {
             }),
             "sanitizer: out-of-bounds write to buffer 'result' (4000 bytes) at byte offset 4000 by thread 104 of "
             "threadgroup (7,0,0)");
+}
+
+TEST(EmulatorSanitize, AliasedBuffersStayAliased) {
+  Copy copy;
+  auto inPlace = [&](int mode) {
+    launch(copy.kernel,
+           {ArgSlot::buffer(copy.out.data(), 4000), ArgSlot::buffer(copy.out.data(), 4000),
+            ArgSlot::scalar<int32_t>(1000), ArgSlot::scalar<int32_t>(mode)},
+           {8, 1, 1});
+  };
+  inPlace(5);
+  for (float v : copy.out) ASSERT_EQ(v, 8.0f);
+  EXPECT_EQ(emulatorErrorOf([&] { inPlace(0); }),
+            "sanitizer: out-of-bounds write to buffer 'x_ptr/out_ptr' (4000 bytes) at byte offset 4000 by thread 104 "
+            "of threadgroup (7,0,0)");
 }
 
 const char* kSpinForever = R"msl(#include <metal_stdlib>

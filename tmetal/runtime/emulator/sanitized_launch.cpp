@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <algorithm>
 #include <memory>
 #include <thread>
 
@@ -196,13 +197,41 @@ int waitForChild(pid_t child, unsigned timeoutSeconds) {
 
 void runGridSanitized(const GridLaunch& launch, std::vector<void*> argPointers, const std::vector<ArgSlot>& args,
                       const std::vector<std::string>& bufferNames, unsigned timeoutSeconds) {
-  std::vector<std::unique_ptr<GuardedBuffer>> buffers;
-  std::vector<int> bufferArg;  // which argument each guarded buffer belongs to
+  // Arguments whose host memory overlaps (an in-place kernel gets x_ptr == out_ptr)
+  // share one guarded copy, so that the kernel sees the aliasing it would on the GPU.
+  struct Span {
+    char* begin;
+    char* end;
+    std::string name;
+  };
+  std::vector<Span> spans;
+  std::vector<int> spanOfArg(args.size(), -1);
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].isBuffer()) continue;
-    buffers.push_back(std::make_unique<GuardedBuffer>(args[i].data(), args[i].bytes(), bufferNames[i]));
-    argPointers[i] = buffers.back()->data();
-    bufferArg.push_back(static_cast<int>(i));
+    char* begin = static_cast<char*>(args[i].data());
+    char* end = begin + args[i].bytes();
+    int joined = -1;
+    for (size_t s = 0; s < spans.size() && args[i].bytes() > 0; ++s) {
+      if (begin < spans[s].end && spans[s].begin < end) joined = static_cast<int>(s);
+    }
+    if (joined < 0) {
+      spans.push_back({begin, end, bufferNames[i]});
+      joined = static_cast<int>(spans.size()) - 1;
+    } else {
+      Span& s = spans[joined];
+      s.begin = std::min(s.begin, begin);
+      s.end = std::max(s.end, end);
+      s.name += "/" + bufferNames[i];
+    }
+    spanOfArg[i] = joined;
+  }
+  std::vector<std::unique_ptr<GuardedBuffer>> buffers;
+  for (const Span& s : spans)
+    buffers.push_back(std::make_unique<GuardedBuffer>(s.begin, static_cast<size_t>(s.end - s.begin), s.name));
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (spanOfArg[i] < 0) continue;
+    const Span& s = spans[spanOfArg[i]];
+    argPointers[i] = static_cast<char*>(buffers[spanOfArg[i]]->data()) + (static_cast<char*>(args[i].data()) - s.begin);
   }
   void* reportMemory = mmap(nullptr, sizeof(SharedReport), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (reportMemory == MAP_FAILED)
@@ -225,7 +254,7 @@ void runGridSanitized(const GridLaunch& launch, std::vector<void*> argPointers, 
 
   const int status = waitForChild(child, timeoutSeconds);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    for (size_t b = 0; b < buffers.size(); ++b) buffers[b]->copyTo(args[bufferArg[b]].data());
+    for (size_t s = 0; s < spans.size(); ++s) buffers[s]->copyTo(spans[s].begin);
     return;
   }
   if (report->written) throw EmulatorError(std::string(report->text));

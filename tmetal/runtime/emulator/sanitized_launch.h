@@ -23,7 +23,8 @@ namespace tmetal::runtime::emulator {
 
 // `launch.args` is ignored; `argPointers` holds the kernel's argument slots,
 // in which entry i is replaced by the guarded copy of args[i] for buffers.
-// `bufferNames[i]` labels buffer i in reports.
+// `bufferNames[i]` labels buffer i in reports. Buffers whose host memory
+// overlaps share one guarded copy, reported as buffer 'x_ptr/out_ptr'.
 void runGridSanitized(const GridLaunch& launch, std::vector<void*> argPointers, const std::vector<ArgSlot>& args,
                       const std::vector<std::string>& bufferNames, unsigned timeoutSeconds);
 

@@ -1,5 +1,6 @@
 #include "tmetal/runtime/emulator/threadgroup_scheduler.h"
 
+#include <algorithm>
 #include <boost/context/fiber.hpp>
 #include <cstring>
 #include <exception>
