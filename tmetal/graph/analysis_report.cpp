@@ -91,10 +91,11 @@ void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile
                          s.outputsPerThreadgroup, s.outputsPerThreadgroup == 1 ? "" : "s", s.lanesPerOutput,
                          s.lanesPerOutput == 1 ? "" : "s");
     else
-      out += fmt::format("{}threadgroup {} threads ({} SIMD group{}): {} lanes x {} outputs along the run, {} along "
+      out += fmt::format("{}threadgroup {} threads ({} SIMD group{}): {} lane{} x {} output{} along the run, {} along "
                          "the reduction\n",
                          pad, s.threadgroupSize, s.simdgroupsPerThreadgroup, s.simdgroupsPerThreadgroup == 1 ? "" : "s",
-                         s.threadsX, s.vectorWidth, s.threadsY);
+                         s.threadsX, s.threadsX == 1 ? "" : "s", s.vectorWidth, s.vectorWidth == 1 ? "" : "s",
+                         s.threadsY);
     out += fmt::format("{}per thread: {} trip{} x {}-wide vector = up to {} elements\n", pad, s.iterations,
                        s.iterations == 1 ? "" : "s", s.vectorWidth, s.elementsPerThread);
     out += fmt::format("{}grid: {} threadgroup{} ({} output block{} x {} split{})", pad, s.threadgroups,

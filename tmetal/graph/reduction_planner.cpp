@@ -173,9 +173,10 @@ struct StagePlanner {
     s.outputsPerThreadgroup = tx * vector;
     s.outputBlocks = (outputs / inner) * ceilDiv(inner, tx * vector);
     decisions.push_back(fmt::format(
-        "{}: {} lanes x {} outputs each along the contiguous run of {}; {} threads along the {} reduced rows "
-        "(limit {}: {} threads, {} bytes of threadgroup memory)",
-        stageName, tx, vector, inner, ty, reduce, tyLimit, p.maxThreadsPerThreadgroup, p.threadgroupMemoryBytes));
+        "{}: {} lane{} x {} outputs each along the contiguous run of {}; {} threads along the {} reduced rows (at "
+        "most {} within {} threads and {} bytes of threadgroup memory)",
+        stageName, tx, tx == 1 ? "" : "s", vector, inner, ty, reduce, tyLimit, p.maxThreadsPerThreadgroup,
+        p.threadgroupMemoryBytes));
 
     // 3. Split the rows over several threadgroups when the output blocks
     // alone leave the GPU short of one wave.
@@ -331,6 +332,8 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
     }
     plan.stages.push_back(second);
   }
+  if (plan.combiner == Combiner::Mean)
+    plan.decisions.push_back(fmt::format("mean: the last stage divides each sum by {}", plan.reduceCount));
   for (const ReductionStage& s : plan.stages)
     if (s.threadgroups > kMaxThreadgroupsPerDispatch)
       throw CompileError(fmt::format("the reduction needs {} threadgroups, more than one dispatch allows ({})",

@@ -32,7 +32,9 @@ int registryGpuCoreCount() {
   // older SDKs call kIOMasterPortDefault). The call consumes `matching`.
   if (IOServiceGetMatchingServices(MACH_PORT_NULL, matching, &iterator) != KERN_SUCCESS) return 0;
   int cores = 0;
-  for (io_object_t entry = IOIteratorNext(iterator); entry != 0 && cores == 0; entry = IOIteratorNext(iterator)) {
+  while (cores == 0) {
+    io_object_t entry = IOIteratorNext(iterator);
+    if (entry == 0) break;
     CFTypeRef property = IORegistryEntryCreateCFProperty(entry, CFSTR("gpu-core-count"), kCFAllocatorDefault, 0);
     if (property) {
       if (CFGetTypeID(property) == CFNumberGetTypeID())
