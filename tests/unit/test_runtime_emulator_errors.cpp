@@ -126,25 +126,43 @@ TEST(EmulatorErrors, SimdFunctionAgainstABarrierIsADeadlockReport) {
             "(mixed_wait.metal:8; lanes [5] wait at threadgroup_barrier (mixed_wait.metal:7))");
 }
 
-const char* kShuffleIntoMissingLanes = R"msl(#include <metal_stdlib>
+const char* kShuffleXor = R"msl(#include <metal_stdlib>
 using namespace metal;
-kernel void partial_group(device float* out [[buffer(0)]],
-                          uint3 pid [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
-                          uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]]) {
+kernel void shuffle_xor(device float* out [[buffer(0)]], constant uint& mask [[buffer(1)]],
+                        uint3 pid [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
+                        uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]]) {
   float v = float(tid);
-  v += simd_shuffle_xor(v, 16);
+  v += simd_shuffle_xor(v, ushort(mask));
   out[tid] = v;
 }
 )msl";
 
 TEST(EmulatorErrors, ShuffleFromALaneThatDoesNotExist) {
   // 48 threads: SIMD group 1 has only 16 lanes, and lane 0 asks lane 16.
-  auto md = metalKernel("partial_group", 48, {pointerParam("out", "f32", 0)});
-  EmulatorKernel kernel = compile(kShuffleIntoMissingLanes, md, testOptions());
+  auto md = metalKernel("shuffle_xor", 48, {pointerParam("out", "f32", 0), scalarParam("mask", "i32", 1)});
+  EmulatorKernel kernel = compile(kShuffleXor, md, testOptions());
   std::vector<float> out = zeros(48);
-  EXPECT_EQ(emulatorErrorOf([&] { launch(kernel, {ArgSlot::buffer(out.data(), 192)}, {1, 1, 1}); }),
-            "simd_shuffle_xor at partial_group.metal:7 in SIMD group 1 of threadgroup (0,0,0): lane 0 reads lane 16, "
+  EXPECT_EQ(emulatorErrorOf([&] {
+              launch(kernel, {ArgSlot::buffer(out.data(), 192), ArgSlot::scalar<uint32_t>(16)}, {1, 1, 1});
+            }),
+            "simd_shuffle_xor at shuffle_xor.metal:7 in SIMD group 1 of threadgroup (0,0,0): lane 0 reads lane 16, "
             "which does not exist (the SIMD group has 16 lanes)");
+}
+
+TEST(EmulatorErrors, ShuffleMaskBeyondTheSimdWidth) {
+  // Fails in SIMD group 0, before the threads of group 1 ever started: those are unwound unstarted.
+  auto md = metalKernel("shuffle_xor", 64, {pointerParam("out", "f32", 0), scalarParam("mask", "i32", 1)});
+  EmulatorKernel kernel = compile(kShuffleXor, md, testOptions());
+  std::vector<float> out = zeros(64);
+  EXPECT_EQ(emulatorErrorOf([&] {
+              launch(kernel, {ArgSlot::buffer(out.data(), 256), ArgSlot::scalar<uint32_t>(32)}, {2, 1, 1});
+            }),
+            "simd_shuffle_xor at shuffle_xor.metal:7 in SIMD group 0 of threadgroup (0,0,0): lane 0 reads lane 32, "
+            "which does not exist (the SIMD group has 32 lanes)");
+  // The same kernel object still runs correctly afterwards.
+  launch(kernel, {ArgSlot::buffer(out.data(), 256), ArgSlot::scalar<uint32_t>(1)}, {1, 1, 1});
+  EXPECT_EQ(out[0], 1.0f);
+  EXPECT_EQ(out[63], 63.0f + 62.0f);
 }
 
 const char* kErf = R"msl(#include <metal_stdlib>

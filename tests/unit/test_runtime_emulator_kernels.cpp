@@ -468,4 +468,63 @@ TEST(EmulatorKernels, EverySimdGroupFunction) {
   }
 }
 
+const char* kBuiltins = R"msl(#include <metal_stdlib>
+using namespace metal;
+
+kernel void builtins(device uint* out [[buffer(0)]],
+                     uint3 pid [[threadgroup_position_in_grid]],
+                     uint3 groups [[threadgroups_per_grid]],
+                     uint3 gpos [[thread_position_in_grid]],
+                     uint3 gsize [[threads_per_grid]],
+                     uint3 tgsize [[threads_per_threadgroup]],
+                     uint2 tpos [[thread_position_in_threadgroup]],
+                     uint pid_x [[threadgroup_position_in_grid]],
+                     ushort simdgroups [[simdgroups_per_threadgroup]],
+                     uint width [[thread_execution_width]]) {
+  uint linear = (pid.z * groups.y + pid.y) * groups.x + pid.x;
+  device uint* row = out + (linear * tgsize.x + tpos.x) * 8;
+  row[0] = linear;
+  row[1] = gpos.x + gsize.x * (gpos.y + gsize.y * gpos.z);
+  row[2] = gsize.x * gsize.y * gsize.z;
+  row[3] = tgsize.x * 100 + tgsize.y * 10 + tgsize.z;
+  row[4] = tpos.y;
+  row[5] = pid_x;
+  row[6] = simdgroups;
+  row[7] = width;
+}
+)msl";
+
+TEST(EmulatorKernels, ThreeDimensionalGridAndEveryBuiltin) {
+  auto md = metalKernel("builtins", 40, {pointerParam("out", "i32", 0)},
+                        {{"threadgroup_position_in_grid", "uint3"},
+                         {"threadgroups_per_grid", "uint3"},
+                         {"thread_position_in_grid", "uint3"},
+                         {"threads_per_grid", "uint3"},
+                         {"threads_per_threadgroup", "uint3"},
+                         {"thread_position_in_threadgroup", "uint2"},
+                         {"threadgroup_position_in_grid", "uint"},
+                         {"simdgroups_per_threadgroup", "ushort"},
+                         {"thread_execution_width", "uint"}});
+  EmulatorKernel kernel = compile(kBuiltins, md, testOptions());
+  const uint32_t gx = 3, gy = 2, gz = 4, threads = 40, total = gx * gy * gz * threads;
+  std::vector<uint32_t> out(total * 8, 0xffffffff);
+  launch(kernel, {ArgSlot::buffer(out.data(), out.size() * 4)}, {gx, gy, gz});
+  for (uint32_t z = 0; z < gz; ++z)
+    for (uint32_t y = 0; y < gy; ++y)
+      for (uint32_t x = 0; x < gx; ++x)
+        for (uint32_t t = 0; t < threads; ++t) {
+          const uint32_t linear = (z * gy + y) * gx + x;
+          const uint32_t* row = &out[(linear * threads + t) * 8];
+          const uint32_t gridX = x * threads + t;
+          ASSERT_EQ(row[0], linear);
+          ASSERT_EQ(row[1], gridX + gx * threads * (y + gy * z)) << "thread_position_in_grid";
+          ASSERT_EQ(row[2], total);
+          ASSERT_EQ(row[3], 4011u);  // 40 x 1 x 1
+          ASSERT_EQ(row[4], 0u);
+          ASSERT_EQ(row[5], x);
+          ASSERT_EQ(row[6], 2u);  // 40 threads: a full SIMD group and a partial one
+          ASSERT_EQ(row[7], 32u);
+        }
+}
+
 }  // namespace

@@ -31,7 +31,7 @@ std::string emulatorErrorOf(F body) {
 
 const char* kUnmaskedCopy = R"msl(#include <metal_stdlib>
 using namespace metal;
-// Forgets the mask: threads past n read x and write out beyond their ends.
+// One mistake (or none) per mode, chosen by the launch.
 kernel void unmasked_copy(device const float* x_ptr [[buffer(0)]], device float* out_ptr [[buffer(1)]],
                           constant int& n [[buffer(2)]], constant int& mode [[buffer(3)]],
                           uint3 pid [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
@@ -42,6 +42,7 @@ kernel void unmasked_copy(device const float* x_ptr [[buffer(0)]], device float*
   if (mode == 2 && gid < n) out_ptr[gid - 1] = 1.0f;  // thread 0 stores before the start
   if (mode == 3 && gid < n) out_ptr[gid] = float(100 / (gid - 77));  // thread 77 divides by zero
   if (mode == 4 && gid < n) out_ptr[gid] = x_ptr[gid] * 2.0f;  // correct
+  if (mode == 6 && tid < 64) threadgroup_barrier(mem_flags::mem_device);  // divergent
   if (mode == 5 && gid < n) {  // sees whether x_ptr and out_ptr are the same memory
     out_ptr[gid] = 7.0f;
     out_ptr[gid] = x_ptr[gid] + 1.0f;
@@ -127,6 +128,13 @@ TEST(EmulatorSanitize, AliasedBuffersStayAliased) {
   EXPECT_EQ(emulatorErrorOf([&] { inPlace(0); }),
             "sanitizer: out-of-bounds write to buffer 'x_ptr/out_ptr' (4000 bytes) at byte offset 4000 by thread 104 "
             "of threadgroup (7,0,0)");
+}
+
+TEST(EmulatorSanitize, DivergenceIsReportedAsWithoutSanitizing) {
+  Copy copy;
+  EXPECT_EQ(emulatorErrorOf([&] { copy.run(6); }),
+            "threadgroup_barrier divergence in threadgroup (0,0,0): threads [0-63] reached the barrier at "
+            "unmasked_copy.metal:14, threads [64-127] exited");
 }
 
 const char* kSpinForever = R"msl(#include <metal_stdlib>
