@@ -132,6 +132,9 @@ TEST(EmulatorShim, MathAndBitCasts) {
   EXPECT_EQ(metal::ctz(8), 3);
   EXPECT_EQ(metal::mulhi(0x80000000u, 4u), 2u);
   EXPECT_EQ(metal::abs(-7), 7);
+  EXPECT_EQ(metal::max3(1, 5, 3), 5);
+  EXPECT_EQ(metal::median3(4.0f, 1.0f, 3.0f), 3.0f);
+  EXPECT_EQ(metal::ldexp(3.0f, 2), 12.0f);
   EXPECT_TRUE(metal::isinf(INFINITY));
   EXPECT_EQ(floatBits(metal::sign(-0.0f)), floatBits(-0.0f));
 }

@@ -740,6 +740,20 @@ template <class X, class Y, class Z>
 auto clamp(const X& x, const Y& lo, const Z& hi) {
   return min(max(x, lo), hi);
 }
+template <class X, class Y, class Z>
+auto max3(const X& x, const Y& y, const Z& z) {
+  return max(max(x, y), z);
+}
+template <class X, class Y, class Z>
+auto min3(const X& x, const Y& y, const Z& z) {
+  return min(min(x, y), z);
+}
+template <class X, class Y, class Z>
+auto median3(const X& x, const Y& y, const Z& z) {
+  return max(min(x, y), min(max(x, y), z));
+}
+
+inline float ldexp(float x, int e) { return __builtin_ldexpf(x, e); }
 
 inline float abs(float x) { return __builtin_fabsf(x); }
 inline half abs(half x) { return half::fromBits(uint16_t(x.tmetal_bits & 0x7fff)); }
