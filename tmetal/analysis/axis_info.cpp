@@ -38,12 +38,12 @@ AxisInfo AxisInfo::join(const AxisInfo& a, const AxisInfo& b) {
   return out;
 }
 
-int64_t AxisInfo::divisibilityAtRuns(int d, int64_t run) const {
+int64_t AxisInfo::divisibilityAtRuns(int d, int64_t run, int64_t unitBytes) const {
   int64_t c = contiguity[d];
   if (c <= 1 || run % c == 0) return divisibility[d];
   // Runs shorter than the contiguous runs start inside them, at offsets that
-  // are multiples of `run`.
-  return std::min(divisibility[d], powerOfTwoDivisor(run));
+  // are multiples of `run` elements.
+  return std::min(divisibility[d], powerOfTwoDivisor(run * unitBytes));
 }
 
 int64_t AxisInfo::divisibilityOfAll() const {

@@ -43,8 +43,10 @@ struct AxisInfo {
 
   int rank() const { return static_cast<int>(contiguity.size()); }
   // Divisibility that holds for the elements at indices that are multiples
-  // of `run` along d (run a power of two).
-  int64_t divisibilityAtRuns(int d, int64_t run) const;
+  // of `run` along d (run a power of two). Inside a contiguous run such an
+  // element is run * unitBytes past the run's start (unitBytes: the pointee
+  // size for pointers, 1 for integers).
+  int64_t divisibilityAtRuns(int d, int64_t run, int64_t unitBytes = 1) const;
   // Divisibility that holds for every element.
   int64_t divisibilityOfAll() const;
 

@@ -65,7 +65,7 @@ AxisInfo addSub(const AxisInfo& l, const AxisInfo& r, bool subtract, int64_t rhs
     out.constancy[d] = gcd(l.constancy[d], r.constancy[d]);
     int64_t run = std::max<int64_t>(c, 1);
     out.divisibility[d] =
-        std::min(l.divisibilityAtRuns(d, run), mulCapped(r.divisibilityAtRuns(d, run), rhsScale));
+        std::min(l.divisibilityAtRuns(d, run, rhsScale), mulCapped(r.divisibilityAtRuns(d, run), rhsScale));
   }
   if (l.constantValue && r.constantValue)
     out = withConstant(out, subtract ? *l.constantValue - *r.constantValue

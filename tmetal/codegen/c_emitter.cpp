@@ -1,0 +1,128 @@
+#include "tmetal/codegen/c_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::codegen {
+
+using ir::ScalarKind;
+
+std::string CEmitter::builtinName(Builtin b) const {
+  switch (b) {
+    case Builtin::ProgramId: return "pid";
+    case Builtin::NumPrograms: return "num_pids";
+    case Builtin::ThreadIndex: return "tid";
+    case Builtin::LaneIndex: return "lane";
+    case Builtin::SimdGroupIndex: return "simd";
+  }
+  return "?";
+}
+
+namespace {
+const char* axisName(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+}  // namespace
+
+std::string CEmitter::programIdExpr(int axis) const {
+  return "int(" + builtinName(Builtin::ProgramId) + "." + axisName(axis) + ")";
+}
+
+std::string CEmitter::numProgramsExpr(int axis) const {
+  return "int(" + builtinName(Builtin::NumPrograms) + "." + axisName(axis) + ")";
+}
+
+std::string CEmitter::scalarType(ScalarKind k) const {
+  switch (k) {
+    case ScalarKind::I1: return "bool";
+    case ScalarKind::I8: return "char";
+    case ScalarKind::I16: return "short";
+    case ScalarKind::I32: return "int";
+    case ScalarKind::I64: return "long";
+    case ScalarKind::F16: return "half";
+    case ScalarKind::BF16: return "bfloat";
+    case ScalarKind::F32: return "float";
+    case ScalarKind::F64: return "double";
+  }
+  return "?";
+}
+
+std::string CEmitter::unsignedType(ScalarKind k) const {
+  switch (k) {
+    case ScalarKind::I1: return "bool";
+    case ScalarKind::I8: return "uchar";
+    case ScalarKind::I16: return "ushort";
+    case ScalarKind::I32: return "uint";
+    case ScalarKind::I64: return "ulong";
+    default: return scalarType(k);
+  }
+}
+
+std::string CEmitter::memoryElementType(const ir::Type& pointee) const {
+  if (pointee.isScalar() && pointee.scalarKind() == ScalarKind::I1) return scalarType(ScalarKind::I8);
+  return typeName(pointee);
+}
+
+std::string CEmitter::pointerType(const ir::Type& pointee, AddressSpace space) const {
+  return addressSpace(space) + " " + memoryElementType(pointee) + "*";
+}
+
+std::string CEmitter::typeName(const ir::Type& t) const {
+  if (t.isScalar()) return scalarType(t.scalarKind());
+  if (t.isPointer()) {
+    if (!t.pointee().isScalar()) throw CompileError("no C type for " + t.str());
+    return pointerType(t.pointee(), AddressSpace::Device);
+  }
+  throw CompileError("no C type for " + t.str());
+}
+
+std::string CEmitter::intLiteral(int64_t v, ScalarKind k) const {
+  if (k == ScalarKind::I1) return boolLiteral(v != 0);
+  if (k == ScalarKind::I64) {
+    if (v == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807L - 1)";
+    return std::to_string(v) + "L";
+  }
+  // Constants of narrower types wrap as the type does.
+  int bits = ir::scalarBits(k);
+  if (bits < 64) {
+    int64_t m = int64_t{1} << bits;
+    v = ((v % m) + m) % m;
+    if (v >= m / 2) v -= m;
+  }
+  if (v == std::numeric_limits<int32_t>::min()) return "(-2147483647 - 1)";
+  std::string s = std::to_string(v);
+  if (k == ScalarKind::I8 || k == ScalarKind::I16) return scalarType(k) + "(" + s + ")";
+  return s;
+}
+
+std::string CEmitter::floatLiteral(double v, ScalarKind k) const {
+  std::string body;
+  if (std::isnan(v)) {
+    body = quietNan();
+  } else if (std::isinf(v)) {
+    body = v < 0 ? "-" + infinity() : infinity();
+  } else {
+    // The shortest decimal that reads back as the same float.
+    float f = static_cast<float>(v);
+    char buf[64];
+    for (int precision = 1; precision <= 9; ++precision) {
+      std::snprintf(buf, sizeof buf, "%.*g", precision, static_cast<double>(f));
+      if (std::strtof(buf, nullptr) == f) break;
+    }
+    body = buf;
+    if (body.find_first_of(".eE") == std::string::npos) body += ".0";
+    body += "f";
+  }
+  if (k == ScalarKind::F32) return body;
+  return convert(body, scalarType(k));
+}
+
+std::string CEmitter::boolLiteral(bool v) const { return v ? "true" : "false"; }
+
+std::string CEmitter::convert(const std::string& expr, const std::string& toType) const {
+  return toType + "(" + expr + ")";
+}
+
+}  // namespace tmetal::codegen

@@ -1,0 +1,131 @@
+// The C-like emitter: how per-thread code is spelled. The lowering decides
+// what each thread computes (registers, shuffles, barriers, threadgroup
+// memory) in target-independent terms and asks this class for the spelling.
+// What is plain C++ (arithmetic, literals, conversions, control flow) lives
+// here; everything that differs by target is a virtual hook that a dialect
+// overrides (MslDialect for Metal; a CUDA dialect later), in the manner of
+// Halide's CodeGen_C / CodeGen_Metal_Dev and TVM's codegen_c / codegen_metal.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tmetal/ir/type.h"
+
+namespace tmetal::codegen {
+
+enum class AddressSpace { Device, Threadgroup, Constant, Thread };
+
+// Combining operations the SIMD hardware may provide.
+enum class SimdOp { Sum, Product, Max, Min, And, Or, Xor };
+
+// Elementwise math with a target-specific spelling.
+enum class MathFn { Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Tanh, Erf, Floor, Ceil, AbsF, Fma, Div };
+
+// Read-modify-write atomics (tt.atomic_rmw's atomic_rmw_op).
+enum class AtomicOp { Add, FAdd, And, Or, Xor, Max, Min, UMax, UMin, Exch };
+
+// Builtin per-thread values a kernel may read.
+enum class Builtin { ProgramId, NumPrograms, ThreadIndex, LaneIndex, SimdGroupIndex };
+
+struct KernelParamDecl {
+  std::string name;
+  ir::Type type;  // pointer or scalar
+  int binding = 0;
+};
+
+class CEmitter {
+ public:
+  virtual ~CEmitter() = default;
+
+  // ---- identity and file structure -------------------------------------
+  virtual std::string targetName() const = 0;  // "metal"
+  virtual std::string filePrologue() const = 0;  // includes and namespaces
+  // Qualifiers of a helper function defined before the kernel.
+  virtual std::string helperQualifier() const = 0;
+  // The kernel's opening line(s), up to but excluding " {".
+  virtual std::string kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
+                                      const std::vector<Builtin>& builtins) const = 0;
+  // The attribute names of the builtins, as kernel_abi.h lists them, and
+  // their type ("uint3" / "uint").
+  virtual std::string builtinAttribute(Builtin b) const = 0;
+  virtual std::string builtinType(Builtin b) const = 0;
+  // The name the kernel body uses for a builtin's value.
+  virtual std::string builtinName(Builtin b) const;
+  // tt.get_program_id / tt.get_num_programs along axis 0..2, as an int.
+  virtual std::string programIdExpr(int axis) const;
+  virtual std::string numProgramsExpr(int axis) const;
+
+  // ---- types -------------------------------------------------------------
+  virtual std::string scalarType(ir::ScalarKind k) const;
+  // The unsigned integer type of the same width ("uint" for i32).
+  virtual std::string unsignedType(ir::ScalarKind k) const;
+  virtual std::string vectorType(ir::ScalarKind k, int width) const = 0;
+  virtual std::string addressSpace(AddressSpace space) const = 0;
+  // "device float*" for a global pointer to f32.
+  virtual std::string pointerType(const ir::Type& pointee, AddressSpace space) const;
+  // Any scalar or pointer type of the kernel IR.
+  std::string typeName(const ir::Type& t) const;
+  // The type a pointer to this element type points at in memory (i1 lives
+  // in memory as one byte).
+  virtual std::string memoryElementType(const ir::Type& pointee) const;
+  // A by-reference out-parameter of a helper function.
+  virtual std::string referenceParam(const std::string& type, const std::string& name) const = 0;
+
+  // ---- literals and conversions -------------------------------------------
+  virtual std::string intLiteral(int64_t v, ir::ScalarKind k) const;
+  virtual std::string floatLiteral(double v, ir::ScalarKind k) const;
+  virtual std::string boolLiteral(bool v) const;
+  virtual std::string infinity() const = 0;
+  virtual std::string quietNan() const = 0;
+  // A value conversion (C++ functional cast by default).
+  virtual std::string convert(const std::string& expr, const std::string& toType) const;
+  // Reinterprets the bits of a value of one scalar type as another.
+  virtual std::string bitcast(const std::string& expr, const std::string& toType) const = 0;
+  virtual std::string isNan(const std::string& expr) const = 0;
+
+  // ---- math ----------------------------------------------------------------
+  // True if half/bfloat math must be computed in float and rounded back.
+  virtual bool mathNeedsFloat(ir::ScalarKind k) const = 0;
+  // A math function on operands of kind k (f32 unless mathNeedsFloat said
+  // otherwise). `fast` asks for the fast variant where the target has one.
+  virtual std::string mathCall(MathFn fn, const std::vector<std::string>& args, ir::ScalarKind k, bool fast) const = 0;
+  virtual std::string minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const = 0;
+  // Helper functions the math spellings rely on (erf for MSL); emitted once
+  // before the kernel when used.
+  virtual std::string mathHelpers(const std::vector<MathFn>& used) const = 0;
+
+  // ---- memory --------------------------------------------------------------
+  virtual std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const = 0;
+  virtual std::string barrier() const = 0;  // a threadgroup-wide barrier with threadgroup-memory ordering
+  // A vector of `width` elements read from / written to `ptr` (aligned).
+  virtual std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const = 0;
+  virtual std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
+                                  const std::vector<std::string>& components) const = 0;
+  virtual std::string vectorElement(const std::string& vec, int k) const = 0;
+
+  // ---- SIMD group -------------------------------------------------------------
+  virtual bool hasSimdReduce(SimdOp op, ir::ScalarKind k) const = 0;
+  virtual std::string simdReduce(SimdOp op, const std::string& x) const = 0;
+  virtual bool hasSimdPrefix(SimdOp op, ir::ScalarKind k) const = 0;
+  virtual std::string simdPrefix(SimdOp op, const std::string& x, bool inclusive) const = 0;
+  virtual std::string simdShuffleXor(const std::string& x, ir::ScalarKind k, const std::string& mask) const = 0;
+  virtual std::string simdShuffleUp(const std::string& x, ir::ScalarKind k, const std::string& delta) const = 0;
+  virtual std::string simdShuffleDown(const std::string& x, ir::ScalarKind k, const std::string& delta) const = 0;
+  virtual std::string simdBroadcast(const std::string& x, ir::ScalarKind k, const std::string& lane) const = 0;
+
+  // ---- atomics ---------------------------------------------------------------
+  // Whether the target has the operation natively for this element type
+  // (the lowering falls back to a compare-and-swap loop otherwise).
+  virtual bool hasAtomic(AtomicOp op, ir::ScalarKind k) const = 0;
+  // An expression performing the atomic on *ptr and giving the old value.
+  virtual std::string atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ir::ScalarKind k) const = 0;
+  // A compare-and-swap helper call: stores `desired` if *ptr == expected;
+  // gives the old value. Integers of 32 bits and f32 (on the bits).
+  virtual std::string atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,
+                                ir::ScalarKind k) const = 0;
+  // Helper functions the atomics rely on, emitted once when used.
+  virtual std::string atomicHelpers() const = 0;
+};
+
+}  // namespace tmetal::codegen

@@ -1,0 +1,39 @@
+// The code generator's entry point: a TTIR kernel in, target source and its
+// launch metadata out. Runs AxisInfo, the layout assignment for the chosen
+// MemoryLayout policy, the target checks (hardware limits, types) and the
+// lowering with the target's dialect.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "tmetal/codegen/kernel_abi.h"
+#include "tmetal/hw/hardware_profile.h"
+#include "tmetal/ir/module.h"
+#include "tmetal/layout/memory_layout.h"
+
+namespace tmetal::codegen {
+
+struct CompileOptions {
+  std::string target = "metal";
+  layout::MemoryLayout policy = layout::MemoryLayout::COALESCED;
+  int numWarps = 4;  // SIMD groups per threadgroup: num_warps * 32 threads
+  // The GPU whose limits apply; the generic Apple profile when not set.
+  std::optional<hw::HardwareProfile> hardware;
+  // metal::fast instead of metal::precise math (Triton's default is precise).
+  bool fastMath = false;
+};
+
+struct CompiledKernel {
+  std::string source;
+  KernelMetadata metadata;
+};
+
+// Compiles the module's kernel (its one public tt.func). Every failure is a
+// CompileError naming the op and the user's source line where there is one.
+CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& options);
+
+// The targets compileKernel knows ("metal").
+const std::vector<std::string>& knownTargets();
+
+}  // namespace tmetal::codegen

@@ -1,0 +1,197 @@
+// Lowering of a kernel to per-thread code: every tensor value becomes the
+// registers its layout gives each thread, every op the statements that
+// compute them (with SIMD-group functions, barriers and threadgroup memory
+// where data crosses threads). Target-independent: all spelling goes through
+// the CEmitter dialect. The implementation is split by concern over the
+// lower_*.cpp files; this class holds the state they share.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tmetal/analysis/axis_info.h"
+#include "tmetal/codegen/c_emitter.h"
+#include "tmetal/codegen/code_buffer.h"
+#include "tmetal/codegen/register_tensor.h"
+#include "tmetal/codegen/threadgroup_memory.h"
+#include "tmetal/ir/module.h"
+#include "tmetal/layout/layout_assignment.h"
+
+namespace tmetal::codegen {
+
+struct LoweringOptions {
+  bool fastMath = false;
+  int64_t threadgroupMemoryLimit = 32768;
+  std::string hardwareName = "Apple GPUs";
+};
+
+struct LoweredKernel {
+  std::string helpers;    // helper functions, before the kernel
+  std::string signature;  // the kernel's opening line(s)
+  std::string body;       // the kernel body, without braces
+  std::vector<Builtin> builtins;
+  int64_t threadgroupMemoryBytes = 0;
+  nlohmann::json decisions;  // reductions, conversions, threadgroup buffers
+};
+
+class KernelLowering {
+ public:
+  KernelLowering(const ir::Function& fn, const CEmitter& dialect, const layout::LayoutAssignment& layouts,
+                 const analysis::AxisInfoAnalysis& axis, LoweringOptions options);
+  LoweredKernel run();
+
+ private:
+  // ---- driver (kernel_lowering.cpp) ----------------------------------------
+  void lowerBlock(const ir::Block& block);
+  void lowerOp(const ir::Operation& op);
+  void lowerRematerialized(const ir::Operation& op);
+  void convertExtraLayouts(const ir::Value* v);
+  std::vector<KernelParamDecl> kernelParams() const;
+
+  // ---- values ------------------------------------------------------------------
+  std::string newName(const std::string& hint);
+  std::string nameFor(const ir::Value* v);
+  const RegisterTensor& tensorIn(const ir::Value* v, const layout::LayoutPtr& l) const;
+  const RegisterTensor& home(const ir::Value* v) const;
+  const RegisterTensor& operandTensor(const ir::Operation& op, size_t i) const;
+  void defineTensor(const ir::Value* v, RegisterTensor t);
+  std::string scalarOf(const ir::Value* v) const;
+  void defineScalar(const ir::Value* v, const std::string& expr);
+  std::string typeOf(const ir::Type& scalarOrPointer) const { return dialect_.typeName(scalarOrPointer); }
+  // Declares `name` for n registers (an array, or a scalar when n == 1).
+  std::string declaration(const ir::Type& element, const std::string& name, int64_t n) const;
+  // Emits `stmt(index)` for every register: a loop when every symbolic form
+  // exists, else one statement per register.
+  void forEachRegister(int64_t n, const std::function<std::optional<std::string>(const std::string&)>& symbolic,
+                       const std::function<std::string(int64_t)>& concrete);
+  // Registers of a new array for `v` in `l`, declared and filled with `expr`
+  // of the per-register operand expressions.
+  RegisterTensor computeRegisters(const ir::Value* v, const layout::LayoutPtr& l,
+                                  const std::vector<const RegisterTensor*>& operands,
+                                  const std::function<std::string(const std::vector<std::string>&)>& expr);
+  void useBuiltin(Builtin b) { builtins_.insert(b); }
+  [[noreturn]] void unsupported(const ir::Operation& op, const std::string& what) const;
+
+  // ---- thread coordinates (thread_coordinates.cpp) -----------------------------
+  // The unwrapped offset of this thread along root dimension d of a layout.
+  std::string unwrappedOffset(const layout::TensorMap& map, int d);
+  // The wrapped offset (the runtime part of every index along d).
+  std::string threadOffset(const layout::TensorMap& map, int d);
+  std::string laneCoord(const layout::TensorMap& map, int d);
+  std::string simdCoord(const layout::TensorMap& map, int d);
+  // "" when every thread owns its elements, else a condition.
+  std::string ownerCondition(const layout::TensorMap& map);
+  // The linear (row-major) index of register r's element, as base + constant.
+  std::string linearIndex(const layout::TensorMap& map, int64_t r);
+  std::string linearIndexBase(const layout::TensorMap& map);
+  int64_t linearIndexConstant(const layout::TensorMap& map, int64_t r) const;
+  // linearIndexConstant as mixed-radix terms of the register index, for loops.
+  std::vector<IndexTerm> linearIndexTerms(const layout::TensorMap& map) const;
+  // base + terms(index) as C, or base + constant for a concrete register.
+  std::string offsetExpr(const std::string& base, const std::vector<IndexTerm>& terms, const std::string& index,
+                         int64_t count) const;
+  std::string offsetExpr(const std::string& base, int64_t constant) const;
+  // Binds a long index base to a local variable so that per-register
+  // statements stay short.
+  std::string bindBase(const std::string& base, const std::string& hint, int64_t uses);
+  // The index of register r along tensor dimension `dim`.
+  std::string indexAlong(const layout::TensorMap& map, int dim, int64_t r);
+
+  // ---- scalar semantics (scalar_expr.cpp) ---------------------------------------
+  std::string scalarExpr(const ir::Operation& op, const std::vector<std::string>& args);
+  std::string mathExpr(const ir::Operation& op, MathFn fn, const std::vector<std::string>& args);
+  std::string constantExpr(const ir::Attribute& value, const ir::Type& type) const;
+  std::string castExpr(const ir::Operation& op, const std::string& arg);
+  std::string compareExpr(const ir::Operation& op, const std::vector<std::string>& args) const;
+
+  // ---- elementwise and shape ops (lower_elementwise.cpp, lower_shape.cpp) ---------
+  void lowerScalarOp(const ir::Operation& op);
+  RegisterTensor elementwiseIn(const ir::Operation& op, const layout::LayoutPtr& l,
+                               const std::vector<const RegisterTensor*>& operands);
+  RegisterTensor makeRangeIn(const ir::Operation& op, const layout::LayoutPtr& l);
+  RegisterTensor splatIn(const ir::Operation& op, const layout::LayoutPtr& l);
+  RegisterTensor constantIn(const ir::Operation& op, const layout::LayoutPtr& l);
+  RegisterTensor broadcastIn(const ir::Operation& op, const layout::LayoutPtr& l, const RegisterTensor& in);
+  RegisterTensor expandDimsIn(const ir::Operation& op, const layout::LayoutPtr& l, const RegisterTensor& in);
+  void lowerTrans(const ir::Operation& op);
+  void lowerReshape(const ir::Operation& op);
+
+  // ---- memory (lower_memory.cpp, lower_atomic.cpp) ----------------------------
+  void lowerLoad(const ir::Operation& op);
+  void lowerStore(const ir::Operation& op);
+  void lowerScalarLoad(const ir::Operation& op);
+  void lowerScalarStore(const ir::Operation& op);
+  // Elements one vector access covers for a memory op in its layout.
+  int vectorWidth(const ir::Operation& op, const layout::TensorMap& map, int elementBytes, bool hasMask);
+  void lowerAtomicRmw(const ir::Operation& op);
+  void lowerAtomicCas(const ir::Operation& op);
+  std::string atomicStatement(const ir::Operation& op, const std::string& ptr, const std::vector<std::string>& values,
+                              const std::string& result);
+  // A value only one thread computed, given to every thread.
+  std::string broadcastFromThreadZero(const ir::Operation& op, const ir::Type& type, const std::string& value);
+
+  // ---- reductions and scans (lower_reduce.cpp, lower_scan.cpp, lower_combiner.cpp) ---
+  void lowerReduce(const ir::Operation& op);
+  void lowerScan(const ir::Operation& op);
+  // The helper function computing the combiner region; returns its name.
+  std::string combinerFunction(const ir::Operation& op);
+  // simd_* operation the region amounts to, if any (one operand, one op).
+  std::optional<SimdOp> recognizeCombiner(const ir::Operation& op) const;
+  // Statements combining `acc` with `other` (acc = combine(acc, other)) or
+  // (acc = combine(other, acc)) when `otherFirst`.
+  std::vector<std::string> combineStatements(const ir::Operation& op, const std::vector<std::string>& acc,
+                                             const std::vector<std::string>& other, bool otherFirst = false);
+
+  // ---- dot, control flow, conversions ---------------------------------------------
+  void lowerDot(const ir::Operation& op);
+  void lowerFor(const ir::Operation& op);
+  void lowerIf(const ir::Operation& op);
+  void lowerWhile(const ir::Operation& op);
+  // Assigns yielded values to the variables that carry them.
+  void assignCarried(const ir::Operation& terminator, size_t firstOperand, const std::vector<RegisterTensor>& tensors,
+                     const std::vector<std::string>& scalars, const std::vector<const ir::Value*>& slots);
+  // Declares variables to carry `v`'s registers (or scalar) across a region.
+  RegisterTensor declareCarried(const ir::Value* v, const layout::LayoutPtr& l);
+  void copyRegisters(const RegisterTensor& dst, const RegisterTensor& src);
+  RegisterTensor convertLayout(const ir::Operation& op, const RegisterTensor& in, const layout::LayoutPtr& to,
+                               const std::string& hint);
+  // Writes `in` to a new threadgroup buffer (owners only), then a barrier;
+  // returns the buffer's name. The linear index is row-major in in.shape.
+  std::string stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in, const std::string& purpose,
+                                       bool barrierBefore = true, bool barrierAfter = true);
+  // Before a threadgroup buffer is written again (inside loops), the reads of
+  // the previous iteration must be finished.
+  void barrierBeforeReuse();
+
+  const ir::Function& fn_;
+  const CEmitter& dialect_;
+  const layout::LayoutAssignment& layouts_;
+  const analysis::AxisInfoAnalysis& axis_;
+  LoweringOptions options_;
+
+  CodeBuffer body_{1};
+  CodeBuffer prologue_{1};
+  CodeBuffer helpers_{0};
+  ThreadgroupMemory threadgroupMemory_;
+  std::vector<std::string> threadgroupDecls_;
+  std::set<std::string> names_;
+  std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> tensors_;
+  std::unordered_map<const ir::Value*, std::string> scalars_;
+  std::set<Builtin> builtins_;
+  std::vector<MathFn> mathUsed_;
+  bool atomicsUsed_ = false;
+  int loopDepth_ = 0;
+  std::vector<layout::BlockedLayout> rootLayouts_;  // index = the L<k> of thread-offset names
+  std::set<std::string> prologueNames_;
+  std::unordered_map<const ir::Operation*, std::string> combiners_;
+  std::set<const ir::Value*> used_;  // values some op reads
+  nlohmann::json decisions_ = nlohmann::json::object();
+};
+
+}  // namespace tmetal::codegen

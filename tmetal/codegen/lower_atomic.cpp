@@ -1,0 +1,148 @@
+// tt.atomic_rmw and tt.atomic_cas: each element is updated once, by the
+// thread that owns it (replicas must not repeat an update). Scalars are
+// updated by thread 0. Old values that are used travel from the updating
+// thread to the others through threadgroup memory. Metal's device atomics
+// are relaxed; Triton's acq_rel/gpu semantics are not strengthened here.
+#include "tmetal/codegen/kernel_lowering.h"
+
+namespace tmetal::codegen {
+
+using ir::ScalarKind;
+using layout::LayoutPtr;
+using layout::TensorMap;
+
+namespace {
+AtomicOp atomicOpOf(const ir::Operation& op) {
+  const std::string& s = op.symbolAttr("atomic_rmw_op");
+  if (s == "add") return AtomicOp::Add;
+  if (s == "fadd") return AtomicOp::FAdd;
+  if (s == "and") return AtomicOp::And;
+  if (s == "or") return AtomicOp::Or;
+  if (s == "xor") return AtomicOp::Xor;
+  if (s == "max") return AtomicOp::Max;
+  if (s == "min") return AtomicOp::Min;
+  if (s == "umax") return AtomicOp::UMax;
+  if (s == "umin") return AtomicOp::UMin;
+  if (s == "exch") return AtomicOp::Exch;
+  op.fail("unknown atomic_rmw_op '" + s + "'");
+}
+}  // namespace
+
+std::string KernelLowering::atomicStatement(const ir::Operation& op, const std::string& ptr,
+                                            const std::vector<std::string>& values, const std::string& result) {
+  const ir::Type& t = op.result(0)->type().elementOrSelf();
+  ScalarKind k = t.isScalar() ? t.scalarKind() : ScalarKind::I64;
+  atomicsUsed_ = true;
+  if (op.kind() == ir::OpKind::TtAtomicCAS) {
+    if (k != ScalarKind::I32 && k != ScalarKind::F32) unsupported(op, "tt.atomic_cas on " + t.str());
+    return result + " = " + dialect_.atomicCas(ptr, values[0], values[1], k) + ";";
+  }
+  const std::string& value = values[0];
+  AtomicOp a = atomicOpOf(op);
+  if (dialect_.hasAtomic(a, k)) return result + " = " + dialect_.atomicRmw(a, ptr, value, k) + ";";
+  if (k == ScalarKind::F32 && (a == AtomicOp::Max || a == AtomicOp::Min)) {
+    // No float max/min atomics: a compare-and-swap loop on the bits.
+    std::string f = dialect_.scalarType(ScalarKind::F32), i = dialect_.scalarType(ScalarKind::I32);
+    std::string desired = dialect_.minMax(a == AtomicOp::Max, result, value, true);
+    return "{ " + result + " = *" + ptr + "; while (true) { " + f + " seen = " +
+           dialect_.atomicCas(ptr, result, desired, k) + "; if (" + dialect_.bitcast("seen", i) +
+           " == " + dialect_.bitcast(result, i) + ") break; " + result + " = seen; } }";
+  }
+  unsupported(op, "tt.atomic_rmw " + op.symbolAttr("atomic_rmw_op") + " on " + t.str());
+}
+
+std::string KernelLowering::broadcastFromThreadZero(const ir::Operation& op, const ir::Type& type,
+                                                    const std::string& value) {
+  std::string elementType = typeOf(type);
+  std::string buffer = newName("tg_scalar");
+  threadgroupMemory_.allocate(op, buffer, elementType, std::max(1, type.bitWidth() / 8), 1,
+                              "the result of the atomic at " + op.loc().userPos().str());
+  threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, buffer, 1));
+  barrierBeforeReuse();
+  body_.line("if (" + dialect_.builtinName(Builtin::ThreadIndex) + " == 0) " + buffer + "[0] = " + value + ";");
+  body_.line(dialect_.barrier());
+  std::string name = newName(value + "_all");
+  body_.line(elementType + " " + name + " = " + buffer + "[0];");
+  return name;
+}
+
+namespace {
+// Operand layout of an atomic: ptr, then the value(s), then the mask.
+struct AtomicOperands {
+  size_t ptr = 0;
+  std::vector<size_t> values;
+  std::optional<size_t> mask;
+};
+AtomicOperands atomicOperands(const ir::Operation& op) {
+  AtomicOperands o;
+  if (op.kind() == ir::OpKind::TtAtomicCAS) {
+    o.values = {1, 2};
+  } else {
+    o.values = {1};
+    if (op.numOperands() > 2) o.mask = 2;
+  }
+  return o;
+}
+}  // namespace
+
+void KernelLowering::lowerAtomicRmw(const ir::Operation& op) {
+  const ir::Value* v = op.result(0);
+  AtomicOperands operands = atomicOperands(op);
+  if (!v->type().isTensor()) {
+    useBuiltin(Builtin::ThreadIndex);
+    std::string name = nameFor(v);
+    const ir::Type& t = v->type();
+    body_.line(typeOf(t) + " " + name + " = " +
+               (t.isFloat() ? dialect_.floatLiteral(0.0, t.scalarKind()) : dialect_.intLiteral(0, t.scalarKind())) + ";");
+    std::vector<std::string> scalarValues;
+    for (size_t i : operands.values) scalarValues.push_back(scalarOf(op.operand(i)));
+    std::string cond = dialect_.builtinName(Builtin::ThreadIndex) + " == 0";
+    if (operands.mask) cond += " && " + scalarOf(op.operand(*operands.mask));
+    body_.line("if (" + cond + ") " +
+               atomicStatement(op, scalarOf(op.operand(0)), scalarValues, name));
+    defineScalar(v, used_.count(v) ? broadcastFromThreadZero(op, t, name) : name);
+    return;
+  }
+  LayoutPtr l = layouts_.home(v);
+  TensorMap map(l, v->type().shape());
+  int64_t n = map.numRegisters();
+  const ir::Type& element = v->type().element();
+  const RegisterTensor& ptr = operandTensor(op, 0);
+  std::vector<const RegisterTensor*> vals;
+  for (size_t i : operands.values) vals.push_back(&operandTensor(op, i));
+  const RegisterTensor* mask = operands.mask ? &operandTensor(op, *operands.mask) : nullptr;
+  std::string name = nameFor(v);
+  RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
+  std::string zero = element.isFloat() ? dialect_.floatLiteral(0.0, element.scalarKind())
+                                       : dialect_.intLiteral(0, element.scalarKind());
+  body_.line(declaration(element, name, n) + (n == 1 ? " = " + zero + ";" : ";"));
+  if (n > 1) body_.line("for (int r = 0; r < " + std::to_string(n) + "; ++r) " + name + "[r] = " + zero + ";");
+  std::string owner = ownerCondition(map);
+  if (!owner.empty()) body_.open("if (" + owner + ")");
+  forEachRegister(
+      n,
+      [&](const std::string& idx) -> std::optional<std::string> {
+        std::optional<std::string> p = ptr.at(idx), m = mask ? mask->at(idx) : std::optional<std::string>("");
+        std::vector<std::string> values;
+        for (const RegisterTensor* t : vals) {
+          std::optional<std::string> x = t->at(idx);
+          if (!x) return std::nullopt;
+          values.push_back(*x);
+        }
+        if (!p || !m) return std::nullopt;
+        return (mask ? "if (" + *m + ") " : "") + atomicStatement(op, *p, values, name + "[" + idx + "]");
+      },
+      [&](int64_t r) {
+        std::vector<std::string> values;
+        for (const RegisterTensor* t : vals) values.push_back(t->regs[r]);
+        return (mask ? "if (" + mask->regs[r] + ") " : "") + atomicStatement(op, ptr.regs[r], values, out.regs[r]);
+      });
+  if (!owner.empty()) body_.close();
+  // Replicas did not perform the update; they get the owner's old value.
+  if (!owner.empty() && used_.count(v)) out = convertLayout(op, out, l, name + "_all");
+  defineTensor(v, out);
+}
+
+void KernelLowering::lowerAtomicCas(const ir::Operation& op) { lowerAtomicRmw(op); }
+
+}  // namespace tmetal::codegen

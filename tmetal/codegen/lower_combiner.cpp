@@ -1,0 +1,118 @@
+// Combiner regions of tt.reduce and tt.scan: a helper function computing the
+// region on scalars, and the recognition of regions that are one of the
+// SIMD hardware's own reductions (sum, product, max, min, and, or, xor).
+#include "tmetal/codegen/kernel_lowering.h"
+
+namespace tmetal::codegen {
+
+using ir::OpKind;
+
+namespace {
+const ir::Block& combinerBlock(const ir::Operation& op) {
+  if (op.numRegions() != 1 || op.region(0)->numBlocks() != 1) op.fail("expected one combiner region");
+  return *op.region(0)->block(0);
+}
+
+// The single op of a region `^bb(a, b): r = OP(a, b); return r`, if it is one.
+const ir::Operation* singleCombineOp(const ir::Operation& op) {
+  const ir::Block& b = combinerBlock(op);
+  if (op.numOperands() != 1 || b.ops().size() != 2 || b.numArguments() != 2) return nullptr;
+  const ir::Operation* c = b.ops()[0].get();
+  const ir::Operation* ret = b.ops()[1].get();
+  if (c->numOperands() != 2 || c->numResults() != 1 || ret->numOperands() != 1 || ret->operand(0) != c->result(0))
+    return nullptr;
+  bool args = (c->operand(0) == b.argument(0) && c->operand(1) == b.argument(1)) ||
+              (c->operand(0) == b.argument(1) && c->operand(1) == b.argument(0));
+  return args ? c : nullptr;
+}
+}  // namespace
+
+std::optional<SimdOp> KernelLowering::recognizeCombiner(const ir::Operation& op) const {
+  const ir::Operation* c = singleCombineOp(op);
+  if (!c) return std::nullopt;
+  switch (c->kind()) {
+    case OpKind::ArithAddF:
+    case OpKind::ArithAddI: return SimdOp::Sum;
+    case OpKind::ArithMulF:
+    case OpKind::ArithMulI: return SimdOp::Product;
+    case OpKind::ArithMaxNumF:
+    case OpKind::ArithMaxSI: return SimdOp::Max;
+    case OpKind::ArithMinNumF:
+    case OpKind::ArithMinSI: return SimdOp::Min;
+    case OpKind::ArithAndI: return SimdOp::And;
+    case OpKind::ArithOrI: return SimdOp::Or;
+    case OpKind::ArithXOrI: return SimdOp::Xor;
+    default: return std::nullopt;
+  }
+}
+
+std::string KernelLowering::combinerFunction(const ir::Operation& op) {
+  auto found = combiners_.find(&op);
+  if (found != combiners_.end()) return found->second;
+  const ir::Block& block = combinerBlock(op);
+  size_t n = op.numOperands();
+  if (block.numArguments() != 2 * n) op.fail("the combiner region must take " + std::to_string(2 * n) + " arguments");
+  std::string name = newName(op.kind() == OpKind::TtScan ? "scan_combine" : "combine");
+  // The region is lowered like scalar code, into the helper's own buffer.
+  CodeBuffer saved = std::move(body_);
+  body_ = CodeBuffer(1);
+  std::vector<std::string> params;
+  for (size_t i = 0; i < block.numArguments(); ++i) {
+    const ir::Value* a = block.argument(i);
+    std::string pname = newName(a->name().empty() ? (i < n ? "a" : "b") + std::to_string(i % n) : a->name());
+    defineScalar(a, pname);
+    params.push_back(typeOf(a->type()) + " " + pname);
+  }
+  for (const auto& inner : block.ops()) {
+    if (inner->kind() == OpKind::TtReduceReturn || inner->kind() == OpKind::TtScanReturn) continue;
+    if (inner->numRegions() > 0) unsupported(*inner, "control flow inside a combiner region");
+    lowerScalarOp(*inner);
+  }
+  const ir::Operation* ret = block.terminator();
+  if (!ret || ret->numOperands() != n) op.fail("the combiner region must return " + std::to_string(n) + " values");
+  std::string header;
+  if (n == 1) {
+    body_.line("return " + scalarOf(ret->operand(0)) + ";");
+    header = dialect_.helperQualifier() + " " + typeOf(op.operand(0)->type().elementOrSelf()) + " " + name + "(";
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      std::string out = "out" + std::to_string(i);
+      params.push_back(dialect_.referenceParam(typeOf(op.operand(i)->type().elementOrSelf()), out));
+      body_.line(out + " = " + scalarOf(ret->operand(i)) + ";");
+    }
+    header = dialect_.helperQualifier() + " void " + name + "(";
+  }
+  for (size_t i = 0; i < params.size(); ++i) header += (i ? ", " : "") + params[i];
+  CodeBuffer fn(0);
+  fn.comment("The combiner of '" + op.name() + "' at " + op.loc().userPos().str() + ".");
+  fn.line(header + ") {");
+  fn.append(body_);
+  fn.line("}");
+  fn.blank();
+  helpers_.append(fn);
+  body_ = std::move(saved);
+  combiners_[&op] = name;
+  return name;
+}
+
+std::vector<std::string> KernelLowering::combineStatements(const ir::Operation& op, const std::vector<std::string>& acc,
+                                                           const std::vector<std::string>& other, bool otherFirst) {
+  const std::vector<std::string>& first = otherFirst ? other : acc;
+  const std::vector<std::string>& second = otherFirst ? acc : other;
+  if (const ir::Operation* c = singleCombineOp(op)) {
+    // One arithmetic op: spell it inline ("acc = acc + x").
+    bool swapped = c->operand(0) == combinerBlock(op).argument(1);
+    std::vector<std::string> args = swapped ? std::vector<std::string>{second[0], first[0]}
+                                            : std::vector<std::string>{first[0], second[0]};
+    return {acc[0] + " = " + scalarExpr(*c, args) + ";"};
+  }
+  std::string fn = combinerFunction(op);
+  if (acc.size() == 1) return {acc[0] + " = " + fn + "(" + first[0] + ", " + second[0] + ");"};
+  std::string call = fn + "(";
+  for (const std::string& a : first) call += a + ", ";
+  for (const std::string& b : second) call += b + ", ";
+  for (size_t i = 0; i < acc.size(); ++i) call += acc[i] + (i + 1 < acc.size() ? ", " : ");");
+  return {call};
+}
+
+}  // namespace tmetal::codegen

@@ -1,0 +1,219 @@
+// scf.for, scf.if and scf.while: values carried across iterations and out of
+// branches live in variables declared before the construct (one per
+// register), assigned from what the regions yield. Conditions and bounds are
+// scalars, uniform over the threadgroup, so barriers inside stay convergent.
+#include "tmetal/codegen/kernel_lowering.h"
+
+namespace tmetal::codegen {
+
+using layout::LayoutPtr;
+using layout::TensorMap;
+
+RegisterTensor KernelLowering::declareCarried(const ir::Value* v, const LayoutPtr& l) {
+  std::string name = nameFor(v);
+  int64_t n = TensorMap(l, v->type().shape()).numRegisters();
+  body_.line(declaration(v->type().element(), name, n) + ";");
+  return RegisterTensor::array(l, v->type().shape(), v->type().element(), name, n);
+}
+
+void KernelLowering::copyRegisters(const RegisterTensor& dst, const RegisterTensor& src) {
+  forEachRegister(
+      static_cast<int64_t>(dst.size()),
+      [&](const std::string& idx) -> std::optional<std::string> {
+        std::optional<std::string> v = src.at(idx);
+        if (!v || dst.arrayName.empty()) return std::nullopt;
+        return dst.arrayName + "[" + idx + "] = " + *v + ";";
+      },
+      [&](int64_t r) { return dst.regs[r] + " = " + src.regs[r] + ";"; });
+}
+
+void KernelLowering::assignCarried(const ir::Operation& terminator, size_t firstOperand,
+                                   const std::vector<RegisterTensor>& tensors, const std::vector<std::string>& scalars,
+                                   const std::vector<const ir::Value*>& slots) {
+  // A yield that passes carried values around (a swap) reads them before
+  // any is overwritten: go through temporaries then.
+  bool readsCarried = false;
+  for (size_t i = firstOperand; i < terminator.numOperands(); ++i)
+    for (const ir::Value* s : slots) readsCarried |= terminator.operand(i) == s;
+  std::vector<RegisterTensor> sources;
+  std::vector<std::string> scalarSources;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const ir::Value* v = terminator.operand(firstOperand + i);
+    if (v->type().isTensor()) {
+      sources.push_back(tensorIn(v, layouts_.operandLayout(&terminator, firstOperand + i)));
+      scalarSources.push_back("");
+    } else {
+      sources.push_back({});
+      scalarSources.push_back(scalarOf(v));
+    }
+    if (readsCarried) {
+      if (v->type().isTensor()) {
+        RegisterTensor tmp = declareCarried(v, sources.back().layout);
+        copyRegisters(tmp, sources.back());
+        sources.back() = tmp;
+      } else {
+        std::string tmp = newName("next");
+        body_.line(typeOf(v->type()) + " " + tmp + " = " + scalarSources.back() + ";");
+        scalarSources.back() = tmp;
+      }
+    }
+  }
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i]->type().isTensor()) {
+      if (sources[i].regs == tensors[i].regs) continue;  // yields itself unchanged
+      copyRegisters(tensors[i], sources[i]);
+    } else if (scalarSources[i] != scalars[i]) {
+      body_.line(scalars[i] + " = " + scalarSources[i] + ";");
+    }
+  }
+}
+
+void KernelLowering::lowerFor(const ir::Operation& op) {
+  const ir::Block& body = *op.region(0)->block(0);
+  size_t n = op.numOperands() - 3;
+  std::vector<RegisterTensor> tensors(n);
+  std::vector<std::string> scalars(n);
+  std::vector<const ir::Value*> slots;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Value* arg = body.argument(1 + i);
+    slots.push_back(arg);
+    const ir::Value* init = op.operand(3 + i);
+    if (arg->type().isTensor()) {
+      tensors[i] = declareCarried(arg, layouts_.home(arg));
+      const RegisterTensor& src = operandTensor(op, 3 + i);
+      copyRegisters(tensors[i], src);
+    } else {
+      scalars[i] = nameFor(arg);
+      body_.line(typeOf(arg->type()) + " " + scalars[i] + " = " + scalarOf(init) + ";");
+    }
+  }
+  const ir::Value* iv = body.argument(0);
+  std::string ivName = nameFor(iv);
+  std::string ivType = typeOf(iv->type());
+  body_.open("for (" + ivType + " " + ivName + " = " + scalarOf(op.operand(0)) + "; " + ivName + " < " +
+             scalarOf(op.operand(1)) + "; " + ivName + " += " + scalarOf(op.operand(2)) + ")");
+  defineScalar(iv, ivName);
+  for (size_t i = 0; i < n; ++i) {
+    if (tensors[i].regs.empty())
+      defineScalar(slots[i], scalars[i]);
+    else
+      defineTensor(slots[i], tensors[i]);
+  }
+  ++loopDepth_;
+  for (const ir::Value* s : slots) convertExtraLayouts(s);
+  lowerBlock(body);
+  assignCarried(*body.terminator(), 0, tensors, scalars, slots);
+  --loopDepth_;
+  body_.close();
+  for (size_t i = 0; i < n; ++i) {
+    if (tensors[i].regs.empty())
+      defineScalar(op.result(i), scalars[i]);
+    else
+      defineTensor(op.result(i), tensors[i]);
+  }
+}
+
+void KernelLowering::lowerIf(const ir::Operation& op) {
+  size_t n = op.numResults();
+  std::vector<RegisterTensor> tensors(n);
+  std::vector<std::string> scalars(n);
+  std::vector<const ir::Value*> slots;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Value* r = op.result(i);
+    slots.push_back(r);
+    if (r->type().isTensor()) {
+      tensors[i] = declareCarried(r, layouts_.home(r));
+    } else {
+      scalars[i] = nameFor(r);
+      body_.line(typeOf(r->type()) + " " + scalars[i] + ";");
+    }
+  }
+  body_.open("if (" + scalarOf(op.operand(0)) + ")");
+  const ir::Block& thenBlock = *op.region(0)->block(0);
+  lowerBlock(thenBlock);
+  if (n > 0) assignCarried(*thenBlock.terminator(), 0, tensors, scalars, slots);
+  if (op.numRegions() > 1 && op.region(1)->numBlocks() > 0) {
+    const ir::Block& elseBlock = *op.region(1)->block(0);
+    if (!(elseBlock.ops().size() == 1 && n == 0)) {
+      body_.continueBlock("else");
+      lowerBlock(elseBlock);
+      if (n > 0) assignCarried(*elseBlock.terminator(), 0, tensors, scalars, slots);
+    }
+  }
+  body_.close();
+  for (size_t i = 0; i < n; ++i) {
+    if (tensors[i].regs.empty())
+      defineScalar(op.result(i), scalars[i]);
+    else
+      defineTensor(op.result(i), tensors[i]);
+  }
+}
+
+void KernelLowering::lowerWhile(const ir::Operation& op) {
+  const ir::Block& before = *op.region(0)->block(0);
+  const ir::Block& after = *op.region(1)->block(0);
+  const ir::Operation& cond = *before.terminator();
+  size_t n = op.numOperands(), m = op.numResults();
+  std::vector<RegisterTensor> carried(n), results(m);
+  std::vector<std::string> carriedScalars(n), resultScalars(m);
+  std::vector<const ir::Value*> carriedSlots, resultSlots;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Value* arg = before.argument(i);
+    carriedSlots.push_back(arg);
+    if (arg->type().isTensor()) {
+      carried[i] = declareCarried(arg, layouts_.home(arg));
+      const RegisterTensor& src = operandTensor(op, i);
+      copyRegisters(carried[i], src);
+    } else {
+      carriedScalars[i] = nameFor(arg);
+      body_.line(typeOf(arg->type()) + " " + carriedScalars[i] + " = " + scalarOf(op.operand(i)) + ";");
+    }
+  }
+  for (size_t j = 0; j < m; ++j) {
+    const ir::Value* r = op.result(j);
+    resultSlots.push_back(r);
+    if (r->type().isTensor()) {
+      results[j] = declareCarried(r, layouts_.home(r));
+    } else {
+      resultScalars[j] = nameFor(r);
+      body_.line(typeOf(r->type()) + " " + resultScalars[j] + ";");
+    }
+  }
+  body_.open("while (true)");
+  ++loopDepth_;
+  for (size_t i = 0; i < n; ++i) {
+    if (carried[i].regs.empty())
+      defineScalar(carriedSlots[i], carriedScalars[i]);
+    else
+      defineTensor(carriedSlots[i], carried[i]);
+  }
+  for (const ir::Value* s : carriedSlots) convertExtraLayouts(s);
+  lowerBlock(before);
+  // The condition's values are both the results (when it fails) and the
+  // after region's arguments (when it holds).
+  assignCarried(cond, 1, results, resultScalars, resultSlots);
+  body_.line("if (!" + scalarOf(cond.operand(0)) + ") break;");
+  for (size_t j = 0; j < m; ++j) {
+    const ir::Value* a = after.argument(j);
+    if (results[j].regs.empty()) {
+      defineScalar(a, resultScalars[j]);
+    } else {
+      RegisterTensor t = results[j];
+      t.layout = layouts_.home(a);
+      defineTensor(a, t);
+    }
+    convertExtraLayouts(a);
+  }
+  lowerBlock(after);
+  assignCarried(*after.terminator(), 0, carried, carriedScalars, carriedSlots);
+  --loopDepth_;
+  body_.close();
+  for (size_t j = 0; j < m; ++j) {
+    if (results[j].regs.empty())
+      defineScalar(op.result(j), resultScalars[j]);
+    else
+      defineTensor(op.result(j), results[j]);
+  }
+}
+
+}  // namespace tmetal::codegen

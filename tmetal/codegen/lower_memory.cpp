@@ -1,0 +1,242 @@
+// tt.load and tt.store: each thread accesses the elements its layout gives
+// it, as vectors of up to 16 bytes where AxisInfo proves the addresses
+// contiguous and aligned. A mask uniform over a vector guards the vector; a
+// mask that is not takes the vector path when every lane of it is set and
+// element accesses otherwise (only the tensor's ragged edge pays for that).
+#include <algorithm>
+
+#include "tmetal/codegen/kernel_lowering.h"
+
+namespace tmetal::codegen {
+
+using ir::ScalarKind;
+using layout::LayoutPtr;
+using layout::TensorMap;
+
+namespace {
+
+constexpr int kMaxVectorElements = 4;  // MSL vectors have at most four components
+
+int elementBytesOf(const ir::Type& element) {
+  if (element.isScalar() && element.scalarKind() == ScalarKind::I1) return 1;
+  return std::max(1, element.bitWidth() / 8);
+}
+
+}  // namespace
+
+int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, int elementBytes, bool hasMask) {
+  const ir::Type& element = op.operand(0)->type().element().pointee();
+  if (!element.isScalar() || element.scalarKind() == ScalarKind::I1) return 1;
+  int fastest = map.root().order[0];
+  const std::vector<int>& dims = map.layout()->rootDims();
+  auto it = std::find(dims.begin(), dims.end(), fastest);
+  if (it == dims.end()) return 1;
+  int dim = static_cast<int>(it - dims.begin());
+  const analysis::AxisInfo& ptr = axis_.get(op.operand(0));
+  int64_t v = std::min<int64_t>({map.blockElements(fastest), analysis::powerOfTwoDivisor(ptr.contiguity[dim]),
+                                 layout::kMaxVectorAccessBytes / elementBytes, kMaxVectorElements});
+  while (v > 1 && ptr.divisibilityAtRuns(dim, v, elementBytes) < v * elementBytes) v /= 2;
+  (void)hasMask;
+  return static_cast<int>(std::max<int64_t>(v, 1));
+}
+
+void KernelLowering::lowerLoad(const ir::Operation& op) {
+  const ir::Value* v = op.result(0);
+  LayoutPtr l = layouts_.home(v);
+  TensorMap map(l, v->type().shape());
+  int64_t n = map.numRegisters();
+  const ir::Type& element = v->type().element();
+  const RegisterTensor& ptr = operandTensor(op, 0);
+  const RegisterTensor* mask = op.numOperands() > 1 ? &operandTensor(op, 1) : nullptr;
+  const RegisterTensor* other = op.numOperands() > 2 ? &operandTensor(op, 2) : nullptr;
+  bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
+  std::string zero = isBool ? dialect_.boolLiteral(false)
+                            : element.isFloat() ? dialect_.floatLiteral(0.0, element.scalarKind())
+                                                : dialect_.intLiteral(0, element.scalarKind());
+  auto read = [&](const std::string& p) { return isBool ? "*" + p + " != 0" : "*" + p; };
+  auto otherAt = [&](int64_t r) { return other ? other->regs[r] : zero; };
+
+  std::string name = nameFor(v);
+  RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
+  int width = vectorWidth(op, map, elementBytesOf(element), mask != nullptr);
+  body_.line(declaration(element, name, n) + (n == 1 && !mask ? " = " + read(ptr.regs[0]) + ";" : ";"));
+  if (n == 1 && !mask) {
+    defineTensor(v, out);
+    return;
+  }
+  if (width == 1) {
+    forEachRegister(
+        n,
+        [&](const std::string& idx) -> std::optional<std::string> {
+          std::optional<std::string> p = ptr.at(idx);
+          if (!p) return std::nullopt;
+          if (!mask) return name + "[" + idx + "] = " + read(*p) + ";";
+          std::optional<std::string> m = mask->at(idx);
+          std::optional<std::string> o = other ? other->at(idx) : std::optional<std::string>(zero);
+          if (!m || !o) return std::nullopt;
+          return name + "[" + idx + "] = " + *m + " ? " + read(*p) + " : " + *o + ";";
+        },
+        [&](int64_t r) {
+          if (!mask) return out.regs[r] + " = " + read(ptr.regs[r]) + ";";
+          return out.regs[r] + " = " + mask->regs[r] + " ? " + read(ptr.regs[r]) + " : " + otherAt(r) + ";";
+        });
+    defineTensor(v, out);
+    return;
+  }
+
+  // Vector accesses: registers [g*width, g*width + width) are consecutive
+  // elements of the fastest dimension.
+  std::string vt = dialect_.vectorType(element.scalarKind(), width);
+  int fastest = map.root().order[0];
+  int dim = static_cast<int>(std::find(l->rootDims().begin(), l->rootDims().end(), fastest) - l->rootDims().begin());
+  bool maskUniform = mask && axis_.get(op.operand(1)).constancy[dim] % width == 0;
+  int64_t groups = n / width;
+  // Emits the accesses of one group whose first register is `first` (a
+  // loop expression or a number); `reg(k)` names register first + k of a tensor.
+  auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {
+    std::string p = reg(ptr, 0);
+    auto vectorPath = [&]() {
+      const std::string t = "vec";  // block-local, reserved: no value takes this name
+      body_.line(vt + " " + t + " = " + dialect_.vectorLoad(p, vt, AddressSpace::Device) + ";");
+      for (int k = 0; k < width; ++k) body_.line(reg(out, k) + " = " + dialect_.vectorElement(t, k) + ";");
+    };
+    if (!mask) {
+      body_.open("");
+      vectorPath();
+      body_.close();
+      return;
+    }
+    std::string all = reg(*mask, 0);
+    if (!maskUniform)
+      for (int k = 1; k < width; ++k) all += " && " + reg(*mask, k);
+    body_.open("if (" + all + ")");
+    vectorPath();
+    body_.continueBlock("else");
+    for (int k = 0; k < width; ++k) {
+      std::string o = other ? reg(*other, k) : zero;
+      if (maskUniform)
+        body_.line(reg(out, k) + " = " + o + ";");
+      else
+        body_.line(reg(out, k) + " = " + reg(*mask, k) + " ? " + read(reg(ptr, k)) + " : " + o + ";");
+    }
+    body_.close();
+  };
+  bool symbolic = ptr.at("g").has_value() && (!mask || mask->at("g")) && (!other || other->at("g"));
+  if (symbolic && groups > 1) {
+    std::string w = std::to_string(width);
+    body_.open("for (int g = 0; g < " + std::to_string(groups) + "; ++g)");
+    emitGroup([&](const RegisterTensor& t, int k) {
+      return *t.at(w + " * g" + (k ? " + " + std::to_string(k) : ""));
+    });
+    body_.close();
+  } else {
+    for (int64_t g = 0; g < groups; ++g)
+      emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; });
+  }
+  defineTensor(v, out);
+}
+
+void KernelLowering::lowerStore(const ir::Operation& op) {
+  const RegisterTensor& ptr = operandTensor(op, 0);
+  const RegisterTensor& value = operandTensor(op, 1);
+  const RegisterTensor* mask = op.numOperands() > 2 ? &operandTensor(op, 2) : nullptr;
+  const ir::Type& element = op.operand(1)->type().element();
+  TensorMap map = value.map();
+  int64_t n = map.numRegisters();
+  bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
+  auto write = [&](const std::string& p, const std::string& x) {
+    return "*" + p + " = " + (isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x) + ";";
+  };
+  int width = vectorWidth(op, map, elementBytesOf(element), mask != nullptr);
+  std::string owner = ownerCondition(map);
+  // Replicated elements are stored once, by their owner.
+  if (!owner.empty()) body_.open("if (" + owner + ")");
+  if (width == 1) {
+    forEachRegister(
+        n,
+        [&](const std::string& idx) -> std::optional<std::string> {
+          std::optional<std::string> p = ptr.at(idx), x = value.at(idx);
+          std::optional<std::string> m = mask ? mask->at(idx) : std::optional<std::string>("");
+          if (!p || !x || !m) return std::nullopt;
+          return (mask ? "if (" + *m + ") " : "") + write(*p, *x);
+        },
+        [&](int64_t r) {
+          return (mask ? "if (" + mask->regs[r] + ") " : "") + write(ptr.regs[r], value.regs[r]);
+        });
+  } else {
+    std::string vt = dialect_.vectorType(element.scalarKind(), width);
+    int fastest = map.root().order[0];
+    const std::vector<int>& dims = map.layout()->rootDims();
+    int dim = static_cast<int>(std::find(dims.begin(), dims.end(), fastest) - dims.begin());
+    bool maskUniform = mask && axis_.get(op.operand(2)).constancy[dim] % width == 0;
+    int64_t groups = n / width;
+    auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {
+      std::vector<std::string> parts;
+      for (int k = 0; k < width; ++k) parts.push_back(reg(value, k));
+      std::string vectorStore = dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, parts);
+      if (!mask) {
+        body_.line(vectorStore);
+        return;
+      }
+      if (maskUniform) {
+        body_.line("if (" + reg(*mask, 0) + ") " + vectorStore);
+        return;
+      }
+      std::string all = reg(*mask, 0);
+      for (int k = 1; k < width; ++k) all += " && " + reg(*mask, k);
+      body_.open("if (" + all + ")");
+      body_.line(vectorStore);
+      body_.continueBlock("else");
+      for (int k = 0; k < width; ++k) body_.line("if (" + reg(*mask, k) + ") " + write(reg(ptr, k), reg(value, k)));
+      body_.close();
+    };
+    bool symbolic = ptr.at("g") && value.at("g") && (!mask || mask->at("g"));
+    if (symbolic && groups > 1) {
+      std::string w = std::to_string(width);
+      body_.open("for (int g = 0; g < " + std::to_string(groups) + "; ++g)");
+      emitGroup([&](const RegisterTensor& t, int k) {
+        return *t.at(w + " * g" + (k ? " + " + std::to_string(k) : ""));
+      });
+      body_.close();
+    } else {
+      for (int64_t g = 0; g < groups; ++g)
+        emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; });
+    }
+  }
+  if (!owner.empty()) body_.close();
+}
+
+void KernelLowering::lowerScalarLoad(const ir::Operation& op) {
+  const ir::Value* v = op.result(0);
+  const ir::Type& t = v->type();
+  if (!op.operand(0)->type().isPointer() || op.operand(0)->type().isBlockPointer())
+    unsupported(op, "loads through block pointers");
+  bool isBool = t.isScalar() && t.scalarKind() == ScalarKind::I1;
+  std::string p = scalarOf(op.operand(0));
+  std::string read = isBool ? "*" + p + " != 0" : "*" + p;
+  if (op.numOperands() > 1) {
+    std::string other = op.numOperands() > 2 ? scalarOf(op.operand(2))
+                        : t.isFloat()        ? dialect_.floatLiteral(0.0, t.scalarKind())
+                                             : dialect_.intLiteral(0, t.scalarKind());
+    read = scalarOf(op.operand(1)) + " ? " + read + " : " + other;
+  }
+  std::string name = nameFor(v);
+  body_.line(typeOf(t) + " " + name + " = " + read + ";");
+  defineScalar(v, name);
+}
+
+void KernelLowering::lowerScalarStore(const ir::Operation& op) {
+  if (!op.operand(0)->type().isPointer() || op.operand(0)->type().isBlockPointer())
+    unsupported(op, "stores through block pointers");
+  const ir::Type& t = op.operand(1)->type();
+  bool isBool = t.isScalar() && t.scalarKind() == ScalarKind::I1;
+  std::string x = scalarOf(op.operand(1));
+  if (isBool) x = dialect_.convert(x, dialect_.scalarType(ScalarKind::I8));
+  // Every thread holds the scalar; one of them stores it.
+  useBuiltin(Builtin::ThreadIndex);
+  std::string cond = dialect_.builtinName(Builtin::ThreadIndex) + " == 0";
+  if (op.numOperands() > 2) cond += " && " + scalarOf(op.operand(2));
+  body_.line("if (" + cond + ") *" + scalarOf(op.operand(0)) + " = " + x + ";");
+}
+
+}  // namespace tmetal::codegen

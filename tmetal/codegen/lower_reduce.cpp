@@ -1,0 +1,262 @@
+// tt.reduce in the layout's hierarchy:
+//   1. each thread combines the registers it holds along the axis;
+//   2. the lanes that hold different parts of the axis combine: with the
+//      SIMD hardware's reduction (simd_sum, simd_max, ...) when the region is
+//      one of those and the axis spans all 32 lanes, else with a
+//      simd_shuffle_xor butterfly (any combiner, several operands; lower
+//      lanes' values go first, so order-sensitive combiners see index order);
+//   3. the SIMD groups that hold different parts combine through threadgroup
+//      memory: one partial per group, one barrier, every thread then combines
+//      the partials in group order (so all threads agree bit for bit);
+// leaving the result in the slice of the operand's layout.
+#include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::codegen {
+
+using layout::LayoutPtr;
+using layout::TensorMap;
+
+namespace {
+const char* simdOpName(SimdOp op) {
+  switch (op) {
+    case SimdOp::Sum: return "sum";
+    case SimdOp::Product: return "product";
+    case SimdOp::Max: return "max";
+    case SimdOp::Min: return "min";
+    case SimdOp::And: return "and";
+    case SimdOp::Or: return "or";
+    case SimdOp::Xor: return "xor";
+  }
+  return "?";
+}
+}  // namespace
+
+void KernelLowering::lowerReduce(const ir::Operation& op) {
+  size_t numOperands = op.numOperands();
+  int axis = static_cast<int>(op.intAttr("axis"));
+  std::vector<const RegisterTensor*> in;
+  for (size_t i = 0; i < numOperands; ++i) in.push_back(&operandTensor(op, i));
+  LayoutPtr l = in[0]->layout;
+  TensorMap map(l, in[0]->shape);
+  int ra = l->rootDims()[axis];
+  std::vector<int64_t> resultShape = in[0]->shape;
+  resultShape.erase(resultShape.begin() + axis);
+  LayoutPtr resultLayout = layout::DistributedLayout::slice(l, axis);
+  TensorMap result(resultLayout, resultShape);
+  int64_t q = result.numRegisters();
+  std::optional<SimdOp> simd = recognizeCombiner(op);
+
+  // 1. Registers: for each result register, the operand registers along the
+  // axis in index order.
+  std::vector<std::vector<int64_t>> groups(q);
+  for (int64_t r = 0; r < map.numRegisters(); ++r) {
+    std::vector<int64_t> off = map.registerOffset(r);
+    off[ra] = 0;
+    int64_t target = result.registerAt(off);
+    if (target < 0) throw CompileError("internal error: reduction register without a result register");
+    groups[target].push_back(r);
+  }
+  int64_t j = static_cast<int64_t>(groups[0].size());
+  body_.comment("'tt.reduce' along axis " + std::to_string(axis) + " at " + op.loc().userPos().str() + ": " +
+                std::to_string(j) + " register" + (j == 1 ? "" : "s") + " per thread");
+  std::vector<std::string> acc;
+  std::vector<RegisterTensor> accTensors;
+  for (size_t i = 0; i < numOperands; ++i) {
+    const ir::Value* res = op.result(i);
+    std::string name = nameFor(res);
+    const ir::Type& element = in[i]->element;
+    body_.line(declaration(element, name, q) + ";");
+    acc.push_back(name);
+    accTensors.push_back(RegisterTensor::array(resultLayout, resultShape, element, name, q));
+  }
+  auto accAt = [&](size_t i, const std::string& idx) { return q == 1 ? acc[i] : acc[i] + "[" + idx + "]"; };
+  // Affine groups (register q*stepQ + k*stepJ) become loops.
+  int64_t stepQ = q > 1 ? groups[1][0] - groups[0][0] : 0, stepJ = j > 1 ? groups[0][1] - groups[0][0] : 0;
+  bool affine = groups[0][0] == 0;
+  for (int64_t a = 0; a < q && affine; ++a)
+    for (int64_t b = 0; b < j && affine; ++b) affine = groups[a][b] == a * stepQ + b * stepJ;
+  for (const RegisterTensor* t : in) affine = affine && t->at("r").has_value();
+  auto scaled = [](const std::string& var, int64_t step) {
+    return step == 1 ? var : std::to_string(step) + " * " + var;
+  };
+  if (affine) {
+    std::string qi = q > 1 ? "q" : "0";
+    if (q > 1) body_.open("for (int q = 0; q < " + std::to_string(q) + "; ++q)");
+    std::string first = q > 1 ? scaled("q", stepQ) : "0";
+    for (size_t i = 0; i < numOperands; ++i) body_.line(accAt(i, qi) + " = " + *in[i]->at(first) + ";");
+    if (j > 1) {
+      std::string idx = (q > 1 ? scaled("q", stepQ) + " + " : "") + scaled("k", stepJ);
+      std::vector<std::string> a, o;
+      for (size_t i = 0; i < numOperands; ++i) {
+        a.push_back(accAt(i, qi));
+        o.push_back(*in[i]->at(idx));
+      }
+      std::vector<std::string> stmts = combineStatements(op, a, o);
+      std::string head = "for (int k = 1; k < " + std::to_string(j) + "; ++k)";
+      if (stmts.size() == 1) {
+        body_.line(head + " " + stmts[0]);
+      } else {
+        body_.open(head);
+        for (const std::string& s : stmts) body_.line(s);
+        body_.close();
+      }
+    }
+    if (q > 1) body_.close();
+  } else {
+    for (int64_t a = 0; a < q; ++a) {
+      std::string qi = std::to_string(a);
+      for (size_t i = 0; i < numOperands; ++i) body_.line(accAt(i, qi) + " = " + in[i]->regs[groups[a][0]] + ";");
+      for (int64_t b = 1; b < j; ++b) {
+        std::vector<std::string> acs, o;
+        for (size_t i = 0; i < numOperands; ++i) {
+          acs.push_back(accAt(i, qi));
+          o.push_back(in[i]->regs[groups[a][b]]);
+        }
+        for (const std::string& s : combineStatements(op, acs, o)) body_.line(s);
+      }
+    }
+  }
+  // Applies `stmts(idx)` to every result register.
+  auto forEachAcc = [&](const std::function<std::vector<std::string>(const std::string&)>& stmts) {
+    std::vector<std::string> lines = stmts(q > 1 ? "q" : "0");
+    if (q == 1) {
+      for (const std::string& s : lines) body_.line(s);
+      return;
+    }
+    std::string head = "for (int q = 0; q < " + std::to_string(q) + "; ++q)";
+    if (lines.size() == 1) {
+      body_.line(head + " " + lines[0]);
+      return;
+    }
+    body_.open(head);
+    for (const std::string& s : lines) body_.line(s);
+    body_.close();
+  };
+
+  // 2. Lanes.
+  nlohmann::json decision = {{"op", op.loc().userPos().str()}, {"axis", axis}, {"layout", l->str()},
+                             {"registers_per_thread", j}};
+  int lanes = map.distinctLanes(ra);
+  int laneStride = map.laneStride(ra);
+  if (lanes > 1) {
+    ir::ScalarKind k = in[0]->element.isScalar() ? in[0]->element.scalarKind() : ir::ScalarKind::I64;
+    if (simd && lanes == 32 && map.root().lanesPerSimd[ra] == 32 && dialect_.hasSimdReduce(*simd, k)) {
+      forEachAcc([&](const std::string& idx) {
+        return std::vector<std::string>{accAt(0, idx) + " = " + dialect_.simdReduce(*simd, accAt(0, idx)) + ";"};
+      });
+      decision["lanes"] = {{"count", lanes}, {"combine", std::string("simd_") + simdOpName(*simd)}};
+    } else {
+      useBuiltin(Builtin::LaneIndex);
+      std::string lane = dialect_.builtinName(Builtin::LaneIndex);
+      body_.open("for (uint m = " + std::to_string(laneStride) + "; m < " + std::to_string(laneStride * lanes) +
+                 "; m *= 2)");
+      forEachAcc([&](const std::string& idx) {
+        std::vector<std::string> lines, a, o;
+        for (size_t i = 0; i < numOperands; ++i) {
+          ir::ScalarKind ki = in[i]->element.isScalar() ? in[i]->element.scalarKind() : ir::ScalarKind::I64;
+          std::string other = acc[i] + "_other";
+          lines.push_back(typeOf(in[i]->element) + " " + other + " = " +
+                          dialect_.simdShuffleXor(accAt(i, idx), ki, "m") + ";");
+          a.push_back(accAt(i, idx));
+          o.push_back(other);
+        }
+        if (simd) {
+          for (const std::string& s : combineStatements(op, a, o)) lines.push_back(s);
+          return lines;
+        }
+        // The lane with the lower coordinate holds the lower indices.
+        lines.push_back("if ((" + lane + " & m) != 0) {");
+        for (const std::string& s : combineStatements(op, a, o, true)) lines.push_back("  " + s);
+        lines.push_back("} else {");
+        for (const std::string& s : combineStatements(op, a, o)) lines.push_back("  " + s);
+        lines.push_back("}");
+        return lines;
+      });
+      body_.close();
+      decision["lanes"] = {{"count", lanes}, {"combine", "simd_shuffle_xor butterfly"}};
+    }
+  }
+
+  // 3. SIMD groups.
+  int groupsAlong = map.distinctSimdGroups(ra);
+  if (groupsAlong > 1) {
+    int64_t numel = 1;
+    for (int64_t e : resultShape) numel *= e;
+    std::vector<std::string> buffers;
+    for (size_t i = 0; i < numOperands; ++i) {
+      std::string elementType = typeOf(in[i]->element);
+      int bytes = std::max(1, in[i]->element.bitWidth() / 8);
+      std::string name = newName(acc[i] + "_partials");
+      threadgroupMemory_.allocate(op, name, elementType, bytes, numel * groupsAlong,
+                                  "partials of the reduction at " + op.loc().userPos().str());
+      threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, numel * groupsAlong));
+      buffers.push_back(name);
+    }
+    // One writer per (element, SIMD group): lane coordinate 0 along the
+    // axis, a SIMD group that is not a replica, and owners elsewhere.
+    std::vector<std::string> cond;
+    if (map.root().lanesPerSimd[ra] > 1) cond.push_back(laneCoord(map, ra) + " == 0");
+    std::string group = simdCoord(map, ra);
+    if (map.root().simdsPerGroup[ra] > groupsAlong) cond.push_back(group + " < " + std::to_string(groupsAlong));
+    for (int d = 0; d < map.rootRank(); ++d) {
+      if (d == ra) continue;
+      const layout::BlockedLayout& b = map.root();
+      int64_t maxOffset = static_cast<int64_t>(b.lanesPerSimd[d] * b.simdsPerGroup[d] - 1) * b.sizePerThread[d];
+      if (maxOffset >= map.rootShape()[d])
+        cond.push_back(unwrappedOffset(map, d) + " < " + std::to_string(map.rootShape()[d]));
+    }
+    std::string at = bindBase(linearIndexBase(result), acc[0] + "_at", 2);
+    std::vector<IndexTerm> terms = linearIndexTerms(result);
+    auto slot = [&](const std::string& idx, const std::string& groupExpr) {
+      std::string e = offsetExpr(at, terms, idx, q);
+      if (numel == 1) return groupExpr;
+      std::string g = groupExpr == "0" ? "" : (groupExpr.find(' ') != std::string::npos ? "(" + groupExpr + ")"
+                                                                                            : groupExpr) +
+                                                     " * " + std::to_string(numel);
+      if (g.empty()) return e;
+      return e == "0" ? g : g + " + " + e;
+    };
+    barrierBeforeReuse();
+    std::string joined;
+    for (const std::string& c : cond) joined += (joined.empty() ? "" : " && ") + c;
+    if (!joined.empty()) body_.open("if (" + joined + ")");
+    forEachAcc([&](const std::string& idx) {
+      std::vector<std::string> lines;
+      for (size_t i = 0; i < numOperands; ++i)
+        lines.push_back(buffers[i] + "[" + slot(idx, group) + "] = " + accAt(i, idx) + ";");
+      return lines;
+    });
+    if (!joined.empty()) body_.close();
+    body_.line(dialect_.barrier());
+    forEachAcc([&](const std::string& idx) {
+      std::vector<std::string> lines, a, o;
+      for (size_t i = 0; i < numOperands; ++i) {
+        lines.push_back(accAt(i, idx) + " = " + buffers[i] + "[" + slot(idx, "0") + "];");
+        a.push_back(accAt(i, idx));
+        o.push_back(buffers[i] + "[" + slot(idx, "w") + "]");
+      }
+      std::vector<std::string> stmts = combineStatements(op, a, o);
+      std::string head = "for (int w = 1; w < " + std::to_string(groupsAlong) + "; ++w)";
+      if (stmts.size() == 1) {
+        lines.push_back(head + " " + stmts[0]);
+      } else {
+        lines.push_back(head + " {");
+        for (const std::string& s : stmts) lines.push_back("  " + s);
+        lines.push_back("}");
+      }
+      return lines;
+    });
+    decision["simd_groups"] = {{"count", groupsAlong}, {"combine", "threadgroup memory"}};
+  }
+  decisions_["reductions"].push_back(decision);
+
+  for (size_t i = 0; i < numOperands; ++i) {
+    if (resultShape.empty())
+      defineScalar(op.result(i), acc[i]);
+    else
+      defineTensor(op.result(i), accTensors[i]);
+  }
+}
+
+}  // namespace tmetal::codegen

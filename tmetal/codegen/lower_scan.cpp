@@ -1,0 +1,267 @@
+// tt.scan (inclusive, optionally reversed) in the layout's hierarchy. Along
+// the axis an element's position is (repetition, SIMD group, lane, place in
+// the thread's block), slowest to fastest. For each repetition:
+//   1. each thread scans its block sequentially;
+//   2. lanes exchange block totals: simd_prefix_exclusive_sum/product where
+//      the region is one of those, else a simd_shuffle_up (down, reversed)
+//      scan of the totals for any combiner; each thread folds the prefix of
+//      the lanes before it into its block;
+//   3. SIMD groups exchange their totals through threadgroup memory and fold
+//      the groups before them in;
+//   4. the total of the repetitions before is folded into this one.
+// Every fold keeps the earlier elements on the left of the combiner, so
+// order-sensitive combiners (a linear recurrence) are correct.
+#include <map>
+
+#include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::codegen {
+
+using layout::LayoutPtr;
+using layout::TensorMap;
+
+void KernelLowering::lowerScan(const ir::Operation& op) {
+  size_t numOperands = op.numOperands();
+  int axis = static_cast<int>(op.intAttr("axis"));
+  const ir::Attribute* rev = op.attr("reverse");
+  bool reverse = rev && rev->asBool();
+  std::vector<const RegisterTensor*> in;
+  for (size_t i = 0; i < numOperands; ++i) in.push_back(&operandTensor(op, i));
+  LayoutPtr l = in[0]->layout;
+  TensorMap map(l, in[0]->shape);
+  int ra = l->rootDims()[axis];
+  std::vector<int64_t> lineShape = in[0]->shape;
+  lineShape.erase(lineShape.begin() + axis);
+  TensorMap lines(layout::DistributedLayout::slice(l, axis), lineShape);
+  int64_t numLines = lines.numRegisters();
+  int64_t tile = map.root().tile(ra);
+  int64_t reps = map.repetitions(ra), block = map.blockElements(ra);
+  std::optional<SimdOp> simd = recognizeCombiner(op);
+
+  // at[line][rep][place] = register
+  std::vector<std::vector<std::vector<int64_t>>> at(numLines, std::vector<std::vector<int64_t>>(reps, std::vector<int64_t>(block, -1)));
+  for (int64_t r = 0; r < map.numRegisters(); ++r) {
+    std::vector<int64_t> off = map.registerOffset(r);
+    int64_t along = off[ra];
+    off[ra] = 0;
+    int64_t q = lines.registerAt(off);
+    if (q < 0) throw CompileError("internal error: scan register without a line");
+    at[q][along / tile][along % tile] = r;
+  }
+  body_.comment("'tt.scan' along axis " + std::to_string(axis) + (reverse ? " (reversed)" : "") + " at " +
+                op.loc().userPos().str());
+  std::vector<RegisterTensor> out;
+  for (size_t i = 0; i < numOperands; ++i) {
+    const ir::Value* res = op.result(i);
+    std::string name = nameFor(res);
+    RegisterTensor t = RegisterTensor::array(l, in[i]->shape, in[i]->element, name, map.numRegisters());
+    body_.line(declaration(in[i]->element, name, map.numRegisters()) + ";");
+    copyRegisters(t, *in[i]);
+    out.push_back(t);
+  }
+  auto regsOf = [&](int64_t r) {
+    std::vector<std::string> v;
+    for (const RegisterTensor& t : out) v.push_back(t.regs[r]);
+    return v;
+  };
+  auto emit = [&](const std::vector<std::string>& lines) {
+    for (const std::string& s : lines) body_.line(s);
+  };
+  // Folds `prefix` (earlier elements) into register r: r = combine(prefix, r).
+  auto foldInto = [&](const std::vector<std::string>& prefix, int64_t r) {
+    return combineStatements(op, regsOf(r), prefix, true);
+  };
+
+  int lanesAlong = map.distinctLanes(ra), groupsAlong = map.distinctSimdGroups(ra);
+  bool crossThreads = lanesAlong > 1 || groupsAlong > 1 || reps > 1;
+  std::vector<std::string> total, carry;
+  auto arrays = [&](const std::string& hint) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < numOperands; ++i) {
+      std::string n = newName(out[i].arrayName.empty() ? out[i].regs[0] + "_" + hint : out[i].arrayName + "_" + hint);
+      body_.line(declaration(in[i]->element, n, numLines) + ";");
+      names.push_back(n);
+    }
+    return names;
+  };
+  auto element = [&](const std::vector<std::string>& names, int64_t q) {
+    std::vector<std::string> v;
+    for (const std::string& n : names) v.push_back(numLines == 1 ? n : n + "[" + std::to_string(q) + "]");
+    return v;
+  };
+  if (crossThreads) total = arrays("total");
+  if (reps > 1) carry = arrays("carry");
+
+  std::string laneAlong, groupAlong;
+  if (lanesAlong > 1) {
+    laneAlong = laneCoord(map, ra);
+    if (map.root().lanesPerSimd[ra] > lanesAlong) laneAlong = "(" + laneAlong + ") % " + std::to_string(lanesAlong);
+  }
+  if (groupsAlong > 1) {
+    groupAlong = simdCoord(map, ra);
+    if (map.root().simdsPerGroup[ra] > groupsAlong) groupAlong = "(" + groupAlong + ") % " + std::to_string(groupsAlong);
+  }
+  std::string lane = dialect_.builtinName(Builtin::LaneIndex);
+  int laneStride = map.laneStride(ra);
+  int64_t lineElements = 1;
+  for (int64_t x : lineShape) lineElements *= x;
+  std::vector<std::string> buffers;
+  if (groupsAlong > 1) {
+    for (size_t i = 0; i < numOperands; ++i) {
+      std::string elementType = typeOf(in[i]->element);
+      std::string name = newName(out[i].arrayName.empty() ? "scan_partials" : out[i].arrayName + "_partials");
+      threadgroupMemory_.allocate(op, name, elementType, std::max(1, in[i]->element.bitWidth() / 8),
+                                  lineElements * groupsAlong, "partials of the scan at " + op.loc().userPos().str());
+      threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, lineElements * groupsAlong));
+      buffers.push_back(name);
+    }
+  }
+  std::string lineBase = groupsAlong > 1 ? bindBase(linearIndexBase(lines), (out[0].arrayName.empty() ? "scan" : out[0].arrayName) + "_line", 2) : "";
+  ir::ScalarKind k0 = in[0]->element.isScalar() ? in[0]->element.scalarKind() : ir::ScalarKind::I64;
+  bool hardwarePrefix = simd && !reverse && numOperands == 1 && lanesAlong == 32 &&
+                        map.root().lanesPerSimd[ra] == 32 && dialect_.hasSimdPrefix(*simd, k0);
+
+  for (int64_t step = 0; step < reps; ++step) {
+    int64_t rep = reverse ? reps - 1 - step : step;
+    // 1. The thread's block, in scan order.
+    for (int64_t q = 0; q < numLines; ++q) {
+      for (int64_t s = 1; s < block; ++s) {
+        int64_t w = reverse ? block - 1 - s : s, prev = reverse ? w + 1 : w - 1;
+        emit(foldInto(regsOf(at[q][rep][prev]), at[q][rep][w]));
+      }
+      if (crossThreads) {
+        int64_t last = at[q][rep][reverse ? 0 : block - 1];
+        std::vector<std::string> t = element(total, q), v = regsOf(last);
+        for (size_t i = 0; i < numOperands; ++i) body_.line(t[i] + " = " + v[i] + ";");
+      }
+    }
+    // 2. Lanes.
+    if (lanesAlong > 1) {
+      useBuiltin(Builtin::LaneIndex);
+      for (int64_t q = 0; q < numLines; ++q) {
+        std::vector<std::string> t = element(total, q);
+        body_.open("");
+        if (hardwarePrefix) {
+          std::string ex = newName("before");
+          body_.line(typeOf(in[0]->element) + " " + ex + " = " + dialect_.simdPrefix(*simd, t[0], false) + ";");
+          body_.line(t[0] + " = " + dialect_.simdReduce(*simd, t[0]) + ";");
+          for (int64_t w = 0; w < block; ++w) emit(foldInto({ex}, at[q][rep][w]));
+        } else {
+          std::vector<std::string> p, y, ex;
+          for (size_t i = 0; i < numOperands; ++i) {
+            p.push_back(newName("inclusive"));
+            y.push_back(newName("neighbour"));
+            ex.push_back(newName("before"));
+            body_.line(typeOf(in[i]->element) + " " + p[i] + " = " + t[i] + ";");
+          }
+          std::string cond = reverse ? laneAlong + " + s < " + std::to_string(lanesAlong) : laneAlong + " >= s";
+          body_.open("for (uint s = 1; s < " + std::to_string(lanesAlong) + "; s *= 2)");
+          for (size_t i = 0; i < numOperands; ++i) {
+            ir::ScalarKind ki = in[i]->element.isScalar() ? in[i]->element.scalarKind() : ir::ScalarKind::I64;
+            std::string delta = laneStride == 1 ? "s" : "s * " + std::to_string(laneStride);
+            body_.line(typeOf(in[i]->element) + " " + y[i] + " = " +
+                       (reverse ? dialect_.simdShuffleDown(p[i], ki, delta) : dialect_.simdShuffleUp(p[i], ki, delta)) + ";");
+          }
+          body_.open("if (" + cond + ")");
+          emit(combineStatements(op, p, y, true));
+          body_.close();
+          body_.close();
+          // The lanes before this one (after it, reversed) and the whole SIMD group's total.
+          std::string lastLane = reverse ? lane + " - " + (laneStride == 1 ? laneAlong : "(" + laneAlong + ") * " + std::to_string(laneStride))
+                                         : lane + " + (" + std::to_string(lanesAlong - 1) + " - " + laneAlong + ")" +
+                                               (laneStride == 1 ? "" : " * " + std::to_string(laneStride));
+          for (size_t i = 0; i < numOperands; ++i) {
+            ir::ScalarKind ki = in[i]->element.isScalar() ? in[i]->element.scalarKind() : ir::ScalarKind::I64;
+            std::string delta = std::to_string(laneStride);
+            body_.line(typeOf(in[i]->element) + " " + ex[i] + " = " +
+                       (reverse ? dialect_.simdShuffleDown(p[i], ki, delta) : dialect_.simdShuffleUp(p[i], ki, delta)) + ";");
+            body_.line(t[i] + " = " + dialect_.simdBroadcast(p[i], ki, lastLane) + ";");
+          }
+          body_.open("if (" + (reverse ? laneAlong + " < " + std::to_string(lanesAlong - 1) : laneAlong + " > 0") + ")");
+          for (int64_t w = 0; w < block; ++w) emit(foldInto(ex, at[q][rep][w]));
+          body_.close();
+        }
+        body_.close();
+      }
+    }
+    // 3. SIMD groups.
+    if (groupsAlong > 1) {
+      if (step > 0) body_.line(dialect_.barrier());
+      else barrierBeforeReuse();
+      std::vector<std::string> cond;
+      if (map.root().lanesPerSimd[ra] > 1) cond.push_back(laneCoord(map, ra) + " == 0");
+      if (map.root().simdsPerGroup[ra] > groupsAlong) cond.push_back(simdCoord(map, ra) + " < " + std::to_string(groupsAlong));
+      for (int d = 0; d < map.rootRank(); ++d) {
+        if (d == ra) continue;
+        const layout::BlockedLayout& b = map.root();
+        int64_t maxOffset = static_cast<int64_t>(b.lanesPerSimd[d] * b.simdsPerGroup[d] - 1) * b.sizePerThread[d];
+        if (maxOffset >= map.rootShape()[d]) cond.push_back(unwrappedOffset(map, d) + " < " + std::to_string(map.rootShape()[d]));
+      }
+      std::string joined;
+      for (const std::string& c : cond) joined += (joined.empty() ? "" : " && ") + c;
+      auto slot = [&](int64_t q, const std::string& group) {
+        std::string e = offsetExpr(lineBase, linearIndexConstant(lines, q));
+        std::string g = group == "0" ? "" : (group.find(' ') != std::string::npos ? "(" + group + ")" : group) +
+                                                (lineElements == 1 ? "" : " * " + std::to_string(lineElements));
+        if (g.empty()) return e;
+        return e == "0" ? g : g + " + " + e;
+      };
+      if (!joined.empty()) body_.open("if (" + joined + ")");
+      for (int64_t q = 0; q < numLines; ++q) {
+        std::vector<std::string> t = element(total, q);
+        for (size_t i = 0; i < numOperands; ++i) body_.line(buffers[i] + "[" + slot(q, groupAlong) + "] = " + t[i] + ";");
+      }
+      if (!joined.empty()) body_.close();
+      body_.line(dialect_.barrier());
+      for (int64_t q = 0; q < numLines; ++q) {
+        std::vector<std::string> t = element(total, q);
+        body_.open("");
+        std::vector<std::string> before, loaded;
+        for (size_t i = 0; i < numOperands; ++i) {
+          before.push_back(newName("groups_before"));
+          loaded.push_back(buffers[i] + "[" + slot(q, "w") + "]");
+        }
+        // Groups before this one, in order (after it, reversed).
+        std::string first = reverse ? std::to_string(groupsAlong - 1) : "0";
+        std::string has = reverse ? groupAlong + " < " + std::to_string(groupsAlong - 1) : groupAlong + " > 0";
+        body_.open("if (" + has + ")");
+        for (size_t i = 0; i < numOperands; ++i)
+          body_.line(typeOf(in[i]->element) + " " + before[i] + " = " + buffers[i] + "[" + slot(q, first) + "];");
+        std::string loop = reverse ? "for (int w = " + std::to_string(groupsAlong - 2) + "; w > " + groupAlong + "; --w)"
+                                   : "for (int w = 1; w < " + groupAlong + "; ++w)";
+        body_.open(loop);
+        emit(combineStatements(op, before, loaded));
+        body_.close();
+        for (int64_t w = 0; w < block; ++w) emit(foldInto(before, at[q][rep][w]));
+        body_.close();
+        // The repetition's total over every group.
+        for (size_t i = 0; i < numOperands; ++i) body_.line(t[i] + " = " + buffers[i] + "[" + slot(q, first) + "];");
+        std::string all = reverse ? "for (int w = " + std::to_string(groupsAlong - 2) + "; w >= 0; --w)"
+                                  : "for (int w = 1; w < " + std::to_string(groupsAlong) + "; ++w)";
+        body_.open(all);
+        emit(combineStatements(op, t, loaded));
+        body_.close();
+        body_.close();
+      }
+    }
+    // 4. Repetitions before this one.
+    if (reps > 1) {
+      for (int64_t q = 0; q < numLines; ++q) {
+        std::vector<std::string> c = element(carry, q), t = element(total, q);
+        if (step == 0) {
+          for (size_t i = 0; i < numOperands; ++i) body_.line(c[i] + " = " + t[i] + ";");
+          continue;
+        }
+        for (int64_t w = 0; w < block; ++w) emit(foldInto(c, at[q][rep][w]));
+        emit(combineStatements(op, c, t));
+      }
+    }
+  }
+  decisions_["scans"].push_back({{"op", op.loc().userPos().str()}, {"axis", axis}, {"layout", l->str()},
+                                 {"lanes", lanesAlong}, {"simd_groups", groupsAlong}, {"repetitions", reps},
+                                 {"lane_scan", hardwarePrefix ? "simd_prefix" : lanesAlong > 1 ? "simd_shuffle" : "none"}});
+  for (size_t i = 0; i < numOperands; ++i) defineTensor(op.result(i), out[i]);
+}
+
+}  // namespace tmetal::codegen

@@ -1,0 +1,166 @@
+// Ops that create tensors or move elements without computing: make_range,
+// splat, constants, broadcast and expand_dims cost no code beyond the
+// indices (they name registers of their operands); trans and reshape keep
+// registers where the layouts allow and go through threadgroup memory
+// otherwise.
+#include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::codegen {
+
+using layout::LayoutPtr;
+using layout::TensorMap;
+
+RegisterTensor KernelLowering::makeRangeIn(const ir::Operation& op, const LayoutPtr& l) {
+  const ir::Value* v = op.result(0);
+  TensorMap map(l, v->type().shape());
+  int64_t n = map.numRegisters();
+  int64_t start = op.intAttr("start");
+  int d = l->rootDims()[0];
+  std::string base = threadOffset(map, d);
+  if (start != 0) base = base == "0" ? std::to_string(start) : base + " + " + std::to_string(start);
+  std::string name = nameFor(v);
+  RegisterTensor out = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, n);
+  if (n == 1) {
+    body_.line("int " + name + " = " + base + ";");
+    return out;
+  }
+  // Registers walk the thread's block, then the repetitions of the tile.
+  int64_t block = map.blockElements(d);
+  int64_t tile = map.root().tile(d);
+  std::string step = block == n ? "r" : block == 1 ? "r * " + std::to_string(tile)
+                                                   : "(r / " + std::to_string(block) + ") * " + std::to_string(tile) +
+                                                         " + r % " + std::to_string(block);
+  body_.line("int " + name + "[" + std::to_string(n) + "];");
+  body_.line("for (int r = 0; r < " + std::to_string(n) + "; ++r) " + name + "[r] = " +
+             (base == "0" ? step : base + " + " + step) + ";");
+  return out;
+}
+
+RegisterTensor KernelLowering::splatIn(const ir::Operation& op, const LayoutPtr& l) {
+  const ir::Value* v = op.result(0);
+  int64_t n = TensorMap(l, v->type().shape()).numRegisters();
+  return RegisterTensor::uniform(l, v->type().shape(), v->type().element(), scalarOf(op.operand(0)), n);
+}
+
+RegisterTensor KernelLowering::constantIn(const ir::Operation& op, const LayoutPtr& l) {
+  const ir::Value* v = op.result(0);
+  const ir::Attribute* value = op.attr("value");
+  if (!value) op.fail("missing attribute 'value'");
+  if (value->kind() == ir::Attribute::Kind::Dense && !value->isSplat())
+    unsupported(op, "dense tensor constants with different elements");
+  int64_t n = TensorMap(l, v->type().shape()).numRegisters();
+  return RegisterTensor::uniform(l, v->type().shape(), v->type().element(), constantExpr(*value, v->type().element()), n);
+}
+
+RegisterTensor KernelLowering::broadcastIn(const ir::Operation& op, const LayoutPtr& l, const RegisterTensor& in) {
+  const ir::Value* v = op.result(0);
+  TensorMap out(l, v->type().shape());
+  TensorMap from(in.layout, in.shape);
+  RegisterTensor t{l, v->type().shape(), v->type().element(), "", {}, {}};
+  for (int64_t r = 0; r < out.numRegisters(); ++r) {
+    std::vector<int64_t> off = out.registerOffset(r);
+    for (int d = 0; d < from.rootRank(); ++d)
+      if (from.rootShape()[d] == 1) off[d] = 0;
+    int64_t src = from.registerAt(off);
+    if (src < 0) throw CompileError("internal error: broadcast register " + std::to_string(r) + " has no source");
+    t.regs.push_back(in.regs[src]);
+  }
+  if (in.isUniform() || in.arrayName.empty() || !in.indexMap.empty()) return t;
+  // Registers are mixed-radix numbers (block digits, then repetition digits,
+  // per root dimension in layout order); the broadcast drops the digits of
+  // the broadcast dimensions. Describe that as an index map so that
+  // consumers can still loop over the registers.
+  std::vector<IndexTerm> terms;
+  int64_t outWeight = 1, inWeight = 1;
+  auto digit = [&](int64_t outSize, int64_t inSize) {
+    if (inSize > 1) {
+      if (!terms.empty() && terms.back().divisor * terms.back().modulus == outWeight &&
+          terms.back().multiplier * terms.back().modulus == inWeight)
+        terms.back().modulus *= outSize;
+      else
+        terms.push_back({outWeight, outSize, inWeight});
+      inWeight *= inSize;
+    }
+    outWeight *= outSize;
+  };
+  for (int d : out.root().order) digit(out.blockElements(d), from.blockElements(d));
+  for (int d : out.root().order) digit(out.repetitions(d), from.repetitions(d));
+  t.arrayName = in.arrayName;
+  if (!(terms.size() == 1 && terms[0].divisor == 1 && terms[0].multiplier == 1)) t.indexMap = terms;
+  return t;
+}
+
+RegisterTensor KernelLowering::expandDimsIn(const ir::Operation& op, const LayoutPtr& l, const RegisterTensor& in) {
+  // The layouts were chosen so that the register numbering is unchanged.
+  RegisterTensor t = in;
+  t.layout = l;
+  t.shape = op.result(0)->type().shape();
+  if (TensorMap(l, t.shape).numRegisters() != static_cast<int64_t>(in.size()))
+    throw CompileError("internal error: expand_dims changes the register count");
+  return t;
+}
+
+void KernelLowering::lowerTrans(const ir::Operation& op) {
+  const ir::Value* v = op.result(0);
+  const RegisterTensor& in = operandTensor(op, 0);
+  LayoutPtr l = layouts_.home(v);
+  const ir::Attribute* orderAttr = op.attr("order");
+  if (!orderAttr) op.fail("missing attribute 'order'");
+  std::vector<int> order(orderAttr->ints().begin(), orderAttr->ints().end());
+  LayoutPtr permuted = layout::permuteLayout(in.layout, order);
+  if (permuted && layout::sameLayout(permuted, l)) {
+    // A transposed layout numbers the registers the same way: no code.
+    RegisterTensor t = in;
+    t.layout = l;
+    t.shape = v->type().shape();
+    defineTensor(v, t);
+    return;
+  }
+  std::string buffer = stageInThreadgroupMemory(op, in, "transpose");
+  TensorMap out(l, v->type().shape());
+  std::string name = nameFor(v);
+  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, out.numRegisters());
+  body_.line(declaration(v->type().element(), name, out.numRegisters()) + ";");
+  // Output index i along dimension k is input index i along order[k].
+  std::vector<int64_t> inStride(in.shape.size(), 1);
+  for (int i = static_cast<int>(in.shape.size()) - 2; i >= 0; --i) inStride[i] = inStride[i + 1] * in.shape[i + 1];
+  for (int64_t r = 0; r < out.numRegisters(); ++r) {
+    std::string index;
+    for (size_t k = 0; k < order.size(); ++k) {
+      std::string term = indexAlong(out, static_cast<int>(k), r);
+      if (term == "0") continue;
+      int64_t s = inStride[order[k]];
+      index += (index.empty() ? "" : " + ") + (s == 1 ? term : "(" + term + ") * " + std::to_string(s));
+    }
+    body_.line(t.regs[r] + " = " + buffer + "[" + (index.empty() ? "0" : index) + "];");
+  }
+  defineTensor(v, t);
+}
+
+void KernelLowering::lowerReshape(const ir::Operation& op) {
+  const ir::Value* v = op.result(0);
+  const RegisterTensor& in = operandTensor(op, 0);
+  LayoutPtr l = layouts_.home(v);
+  // Same elements in the same row-major order: a reshape reads the operand's
+  // row-major linear index.
+  std::string buffer = stageInThreadgroupMemory(op, in, "reshape");
+  TensorMap out(l, v->type().shape());
+  std::string name = nameFor(v);
+  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, out.numRegisters());
+  body_.line(declaration(v->type().element(), name, out.numRegisters()) + ";");
+  std::string base = linearIndexBase(out);
+  if (base != "0" && out.numRegisters() > 1) {
+    std::string at = newName(name + "_at");
+    body_.line("int " + at + " = " + base + ";");
+    base = at;
+  }
+  for (int64_t r = 0; r < out.numRegisters(); ++r) {
+    int64_t c = linearIndexConstant(out, r);
+    std::string index = base == "0" ? std::to_string(c) : c ? base + " + " + std::to_string(c) : base;
+    body_.line(t.regs[r] + " = " + buffer + "[" + index + "];");
+  }
+  defineTensor(v, t);
+}
+
+}  // namespace tmetal::codegen

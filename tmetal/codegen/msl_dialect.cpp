@@ -1,0 +1,265 @@
+#include "tmetal/codegen/msl_dialect.h"
+
+#include <algorithm>
+
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::codegen {
+
+using ir::ScalarKind;
+
+std::string MslDialect::filePrologue() const { return "#include <metal_stdlib>\nusing namespace metal;\n"; }
+
+std::string MslDialect::builtinAttribute(Builtin b) const {
+  switch (b) {
+    case Builtin::ProgramId: return "threadgroup_position_in_grid";
+    case Builtin::NumPrograms: return "threadgroups_per_grid";
+    case Builtin::ThreadIndex: return "thread_index_in_threadgroup";
+    case Builtin::LaneIndex: return "thread_index_in_simdgroup";
+    case Builtin::SimdGroupIndex: return "simdgroup_index_in_threadgroup";
+  }
+  return "?";
+}
+
+std::string MslDialect::builtinType(Builtin b) const {
+  return b == Builtin::ProgramId || b == Builtin::NumPrograms ? "uint3" : "uint";
+}
+
+std::string MslDialect::kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
+                                        const std::vector<Builtin>& builtins) const {
+  std::string head = "kernel void " + name + "(";
+  std::string pad(head.size(), ' ');
+  std::vector<std::string> parts;
+  for (const KernelParamDecl& p : params) {
+    std::string decl = p.type.isPointer() ? pointerType(p.type.pointee(), AddressSpace::Device) + " " + p.name
+                                          : "constant " + scalarType(p.type.scalarKind()) + "& " + p.name;
+    parts.push_back(decl + " [[buffer(" + std::to_string(p.binding) + ")]]");
+  }
+  for (Builtin b : builtins) parts.push_back(builtinType(b) + " " + builtinName(b) + " [[" + builtinAttribute(b) + "]]");
+  std::string out = head;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ",\n" + pad : "") + parts[i];
+  return out + ")";
+}
+
+std::string MslDialect::vectorType(ScalarKind k, int width) const {
+  return scalarType(k) + std::to_string(width);
+}
+
+std::string MslDialect::addressSpace(AddressSpace space) const {
+  switch (space) {
+    case AddressSpace::Device: return "device";
+    case AddressSpace::Threadgroup: return "threadgroup";
+    case AddressSpace::Constant: return "constant";
+    case AddressSpace::Thread: return "thread";
+  }
+  return "?";
+}
+
+std::string MslDialect::referenceParam(const std::string& type, const std::string& name) const {
+  return "thread " + type + "& " + name;
+}
+
+std::string MslDialect::bitcast(const std::string& expr, const std::string& toType) const {
+  return "as_type<" + toType + ">(" + expr + ")";
+}
+
+bool MslDialect::mathNeedsFloat(ScalarKind k) const { return k != ScalarKind::F32; }
+
+std::string MslDialect::mathCall(MathFn fn, const std::vector<std::string>& args, ScalarKind k, bool fast) const {
+  // metal::precise is correctly rounded or within the documented ulps even
+  // when the library is compiled with fast math; metal::fast is not.
+  std::string ns = fast ? "fast::" : "precise::";
+  auto call = [&](const std::string& f) {
+    std::string s = f + "(";
+    for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+    return s + ")";
+  };
+  switch (fn) {
+    case MathFn::Exp: return call(ns + "exp");
+    case MathFn::Exp2: return call(ns + "exp2");
+    case MathFn::Log: return call(ns + "log");
+    case MathFn::Log2: return call(ns + "log2");
+    case MathFn::Sqrt: return call(ns + "sqrt");
+    case MathFn::Rsqrt: return call(ns + "rsqrt");
+    case MathFn::Sin: return call(ns + "sin");
+    case MathFn::Cos: return call(ns + "cos");
+    case MathFn::Tanh: return call(ns + "tanh");
+    case MathFn::Div: return call(ns + "divide");
+    case MathFn::Erf: return call("tmetal_erf");  // MSL has no erf
+    case MathFn::Floor: return call("floor");
+    case MathFn::Ceil: return call("ceil");
+    case MathFn::AbsF: return call("fabs");
+    case MathFn::Fma: return call("fma");
+  }
+  (void)k;
+  return "?";
+}
+
+std::string MslDialect::minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const {
+  return std::string(isFloat ? (isMax ? "fmax" : "fmin") : (isMax ? "max" : "min")) + "(" + a + ", " + b + ")";
+}
+
+std::string MslDialect::mathHelpers(const std::vector<MathFn>& used) const {
+  if (std::find(used.begin(), used.end(), MathFn::Erf) == used.end()) return "";
+  return R"(// erf(x) = 2/sqrt(pi) * exp(-x^2) * sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)).
+// Every term of the series is positive, so it sums without cancellation;
+// beyond |x| = 3.9 erf(x) rounds to +-1 in float.
+static inline float tmetal_erf(float x) {
+  float ax = fabs(x);
+  if (ax >= 3.9f) return copysign(1.0f, x);
+  float x2 = ax * ax;
+  float term = ax;
+  float sum = ax;
+  for (int n = 1; n < 80; ++n) {
+    term *= 2.0f * x2 / float(2 * n + 1);
+    sum += term;
+    if (term < sum * 1e-8f) break;
+  }
+  return copysign(1.1283791671f * precise::exp(-x2) * sum, x);
+}
+)";
+}
+
+std::string MslDialect::threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const {
+  return "threadgroup " + elementType + " " + name + "[" + std::to_string(count) + "];";
+}
+
+std::string MslDialect::vectorLoad(const std::string& ptr, const std::string& vectorTypeName,
+                                   AddressSpace space) const {
+  return "*reinterpret_cast<" + addressSpace(space) + " " + vectorTypeName + "*>(" + ptr + ")";
+}
+
+std::string MslDialect::vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
+                                    const std::vector<std::string>& components) const {
+  std::string v = vectorTypeName + "(";
+  for (size_t i = 0; i < components.size(); ++i) v += (i ? ", " : "") + components[i];
+  return "*reinterpret_cast<" + addressSpace(space) + " " + vectorTypeName + "*>(" + ptr + ") = " + v + ");";
+}
+
+std::string MslDialect::vectorElement(const std::string& vec, int k) const {
+  static const char* names[] = {"x", "y", "z", "w"};
+  if (k < 4) return vec + "." + names[k];
+  return vec + "[" + std::to_string(k) + "]";
+}
+
+namespace {
+const char* simdOpName(SimdOp op) {
+  switch (op) {
+    case SimdOp::Sum: return "sum";
+    case SimdOp::Product: return "product";
+    case SimdOp::Max: return "max";
+    case SimdOp::Min: return "min";
+    case SimdOp::And: return "and";
+    case SimdOp::Or: return "or";
+    case SimdOp::Xor: return "xor";
+  }
+  return "?";
+}
+}  // namespace
+
+bool MslDialect::hasSimdReduce(SimdOp op, ScalarKind k) const {
+  switch (op) {
+    case SimdOp::Sum:
+    case SimdOp::Product:
+    case SimdOp::Max:
+    case SimdOp::Min:
+      return k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::I32;
+    case SimdOp::And:
+    case SimdOp::Or:
+    case SimdOp::Xor:
+      return k == ScalarKind::I32;
+  }
+  return false;
+}
+
+std::string MslDialect::simdReduce(SimdOp op, const std::string& x) const {
+  return std::string("simd_") + simdOpName(op) + "(" + x + ")";
+}
+
+bool MslDialect::hasSimdPrefix(SimdOp op, ScalarKind k) const {
+  return (op == SimdOp::Sum || op == SimdOp::Product) &&
+         (k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::I32);
+}
+
+std::string MslDialect::simdPrefix(SimdOp op, const std::string& x, bool inclusive) const {
+  return std::string("simd_prefix_") + (inclusive ? "inclusive_" : "exclusive_") + simdOpName(op) + "(" + x + ")";
+}
+
+std::string MslDialect::shuffle(const std::string& fn, const std::string& x, ScalarKind k, const std::string& arg) const {
+  switch (k) {
+    case ScalarKind::I1: return "bool(" + fn + "(ushort(" + x + "), " + arg + "))";
+    case ScalarKind::I8: return "char(" + fn + "(short(" + x + "), " + arg + "))";
+    case ScalarKind::BF16: return "as_type<bfloat>(" + fn + "(as_type<ushort>(" + x + "), " + arg + "))";
+    case ScalarKind::I64: return "as_type<long>(" + fn + "(as_type<uint2>(" + x + "), " + arg + "))";
+    default: return fn + "(" + x + ", " + arg + ")";
+  }
+}
+
+std::string MslDialect::simdShuffleXor(const std::string& x, ScalarKind k, const std::string& mask) const {
+  return shuffle("simd_shuffle_xor", x, k, mask);
+}
+
+std::string MslDialect::simdShuffleUp(const std::string& x, ScalarKind k, const std::string& delta) const {
+  return shuffle("simd_shuffle_up", x, k, delta);
+}
+
+std::string MslDialect::simdShuffleDown(const std::string& x, ScalarKind k, const std::string& delta) const {
+  return shuffle("simd_shuffle_down", x, k, delta);
+}
+
+std::string MslDialect::simdBroadcast(const std::string& x, ScalarKind k, const std::string& lane) const {
+  return shuffle("simd_shuffle", x, k, lane);
+}
+
+bool MslDialect::hasAtomic(AtomicOp op, ScalarKind k) const {
+  if (k == ScalarKind::I32) return op != AtomicOp::FAdd;
+  if (k == ScalarKind::F32) return op == AtomicOp::FAdd || op == AtomicOp::Exch;
+  return false;
+}
+
+std::string MslDialect::atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ScalarKind k) const {
+  bool isUnsigned = op == AtomicOp::UMax || op == AtomicOp::UMin;
+  std::string atomicType = k == ScalarKind::F32 ? "atomic_float" : isUnsigned ? "atomic_uint" : "atomic_int";
+  std::string fn;
+  switch (op) {
+    case AtomicOp::Add:
+    case AtomicOp::FAdd: fn = "atomic_fetch_add_explicit"; break;
+    case AtomicOp::And: fn = "atomic_fetch_and_explicit"; break;
+    case AtomicOp::Or: fn = "atomic_fetch_or_explicit"; break;
+    case AtomicOp::Xor: fn = "atomic_fetch_xor_explicit"; break;
+    case AtomicOp::Max:
+    case AtomicOp::UMax: fn = "atomic_fetch_max_explicit"; break;
+    case AtomicOp::Min:
+    case AtomicOp::UMin: fn = "atomic_fetch_min_explicit"; break;
+    case AtomicOp::Exch: fn = "atomic_exchange_explicit"; break;
+  }
+  std::string call = fn + "(reinterpret_cast<device " + atomicType + "*>(" + ptr + "), " +
+                     (isUnsigned ? "uint(" + value + ")" : value) + ", memory_order_relaxed)";
+  return isUnsigned ? "int(" + call + ")" : call;
+}
+
+std::string MslDialect::atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,
+                                  ScalarKind k) const {
+  if (k == ScalarKind::F32) return "tmetal_atomic_cas_float(" + ptr + ", " + expected + ", " + desired + ")";
+  return "tmetal_atomic_cas(" + ptr + ", " + expected + ", " + desired + ")";
+}
+
+std::string MslDialect::atomicHelpers() const {
+  return R"(// A strong compare-and-swap: retries the weak one while it fails spuriously.
+static inline int tmetal_atomic_cas(device int* p, int expected, int desired) {
+  int old = expected;
+  while (!atomic_compare_exchange_weak_explicit(reinterpret_cast<device atomic_int*>(p), &old, desired,
+                                                memory_order_relaxed, memory_order_relaxed)) {
+    if (old != expected) break;
+  }
+  return old;
+}
+// Floats compare and swap their bits, as Triton's cmpxchg does.
+static inline float tmetal_atomic_cas_float(device float* p, float expected, float desired) {
+  int old = tmetal_atomic_cas(reinterpret_cast<device int*>(p), as_type<int>(expected), as_type<int>(desired));
+  return as_type<float>(old);
+}
+)";
+}
+
+}  // namespace tmetal::codegen

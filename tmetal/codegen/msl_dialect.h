@@ -1,0 +1,62 @@
+// The Metal Shading Language dialect of the C-like emitter: address spaces,
+// [[attribute]] bindings, simd_* SIMD-group functions, threadgroup_barrier,
+// metal::precise math, atomic_* functions, half and bfloat (MSL 3.1).
+#pragma once
+
+#include "tmetal/codegen/c_emitter.h"
+
+namespace tmetal::codegen {
+
+class MslDialect : public CEmitter {
+ public:
+  std::string targetName() const override { return "metal"; }
+  std::string filePrologue() const override;
+  std::string helperQualifier() const override { return "static inline"; }
+  std::string kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
+                              const std::vector<Builtin>& builtins) const override;
+  std::string builtinAttribute(Builtin b) const override;
+  std::string builtinType(Builtin b) const override;
+
+  std::string vectorType(ir::ScalarKind k, int width) const override;
+  std::string addressSpace(AddressSpace space) const override;
+  std::string referenceParam(const std::string& type, const std::string& name) const override;
+
+  std::string infinity() const override { return "INFINITY"; }
+  std::string quietNan() const override { return "NAN"; }
+  std::string bitcast(const std::string& expr, const std::string& toType) const override;
+  std::string isNan(const std::string& expr) const override { return "isnan(" + expr + ")"; }
+
+  bool mathNeedsFloat(ir::ScalarKind k) const override;
+  std::string mathCall(MathFn fn, const std::vector<std::string>& args, ir::ScalarKind k, bool fast) const override;
+  std::string minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const override;
+  std::string mathHelpers(const std::vector<MathFn>& used) const override;
+
+  std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
+  std::string barrier() const override { return "threadgroup_barrier(mem_flags::mem_threadgroup);"; }
+  std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
+  std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
+                          const std::vector<std::string>& components) const override;
+  std::string vectorElement(const std::string& vec, int k) const override;
+
+  bool hasSimdReduce(SimdOp op, ir::ScalarKind k) const override;
+  std::string simdReduce(SimdOp op, const std::string& x) const override;
+  bool hasSimdPrefix(SimdOp op, ir::ScalarKind k) const override;
+  std::string simdPrefix(SimdOp op, const std::string& x, bool inclusive) const override;
+  std::string simdShuffleXor(const std::string& x, ir::ScalarKind k, const std::string& mask) const override;
+  std::string simdShuffleUp(const std::string& x, ir::ScalarKind k, const std::string& delta) const override;
+  std::string simdShuffleDown(const std::string& x, ir::ScalarKind k, const std::string& delta) const override;
+  std::string simdBroadcast(const std::string& x, ir::ScalarKind k, const std::string& lane) const override;
+
+  bool hasAtomic(AtomicOp op, ir::ScalarKind k) const override;
+  std::string atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ir::ScalarKind k) const override;
+  std::string atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,
+                        ir::ScalarKind k) const override;
+  std::string atomicHelpers() const override;
+
+ private:
+  // Any simd_shuffle* function on a value of kind k: types MSL does not
+  // shuffle directly travel as an integer of the same width.
+  std::string shuffle(const std::string& fn, const std::string& x, ir::ScalarKind k, const std::string& arg) const;
+};
+
+}  // namespace tmetal::codegen

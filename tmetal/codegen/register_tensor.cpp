@@ -1,0 +1,63 @@
+#include "tmetal/codegen/register_tensor.h"
+
+namespace tmetal::codegen {
+
+bool RegisterTensor::isUniform() const {
+  for (const std::string& r : regs)
+    if (r != regs[0]) return false;
+  return !regs.empty();
+}
+
+std::string renderIndexTerms(const std::vector<IndexTerm>& terms, const std::string& index, int64_t count) {
+  std::string idx = index.find(' ') == std::string::npos ? index : "(" + index + ")";
+  std::string out;
+  for (const IndexTerm& t : terms) {
+    std::string term = idx;
+    if (t.divisor > 1) term = term + " / " + std::to_string(t.divisor);
+    if (t.divisor * t.modulus < count) term = (t.divisor > 1 ? "(" + term + ")" : term) + " % " + std::to_string(t.modulus);
+    if (t.multiplier > 1) {
+      if (term != idx) term = "(" + term + ")";
+      term += " * " + std::to_string(t.multiplier);
+    }
+    out += (out.empty() ? "" : " + ") + term;
+  }
+  return out.empty() ? "0" : out;
+}
+
+int64_t evaluateIndexTerms(const std::vector<IndexTerm>& terms, int64_t index) {
+  int64_t v = 0;
+  for (const IndexTerm& t : terms) v += ((index / t.divisor) % t.modulus) * t.multiplier;
+  return v;
+}
+
+std::string RegisterTensor::mappedIndex(const std::string& index) const {
+  if (indexMap.empty()) return index;
+  return renderIndexTerms(indexMap, index, static_cast<int64_t>(regs.size()));
+}
+
+std::optional<std::string> RegisterTensor::at(const std::string& index) const {
+  if (isUniform()) return regs[0];
+  if (!arrayName.empty()) return arrayName + "[" + mappedIndex(index) + "]";
+  return std::nullopt;
+}
+
+RegisterTensor RegisterTensor::array(layout::LayoutPtr layout, std::vector<int64_t> shape, ir::Type element,
+                                     const std::string& name, int64_t count) {
+  RegisterTensor t{std::move(layout), std::move(shape), std::move(element), "", {}};
+  if (count == 1) {
+    t.regs.push_back(name);  // one register: a scalar variable
+    return t;
+  }
+  t.arrayName = name;
+  for (int64_t r = 0; r < count; ++r) t.regs.push_back(name + "[" + std::to_string(r) + "]");
+  return t;
+}
+
+RegisterTensor RegisterTensor::uniform(layout::LayoutPtr layout, std::vector<int64_t> shape, ir::Type element,
+                                       const std::string& expr, int64_t count) {
+  RegisterTensor t{std::move(layout), std::move(shape), std::move(element), "", {}};
+  t.regs.assign(count, expr);
+  return t;
+}
+
+}  // namespace tmetal::codegen

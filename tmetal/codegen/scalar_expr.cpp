@@ -1,0 +1,244 @@
+// The scalar semantics of the elementwise ops: one application of an op to
+// operand expressions, with Triton's (MLIR's) meaning spelled in C. Used for
+// every register of a tensor op, for scalar ops and inside combiner regions.
+#include <algorithm>
+#include <cmath>
+
+#include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::codegen {
+
+using ir::OpKind;
+using ir::ScalarKind;
+
+namespace {
+
+ScalarKind kindOf(const ir::Type& t) {
+  const ir::Type& e = t.elementOrSelf();
+  return e.isScalar() ? e.scalarKind() : ScalarKind::I64;
+}
+
+bool isSmallFloat(ScalarKind k) { return k == ScalarKind::F16 || k == ScalarKind::BF16; }
+
+}  // namespace
+
+std::string KernelLowering::constantExpr(const ir::Attribute& value, const ir::Type& type) const {
+  const ir::Attribute* scalar = &value;
+  if (value.kind() == ir::Attribute::Kind::Dense) scalar = &value.elements().at(0);
+  ScalarKind k = kindOf(type);
+  switch (scalar->kind()) {
+    case ir::Attribute::Kind::Bool:
+    case ir::Attribute::Kind::Int:
+      if (ir::isFloatKind(k)) return dialect_.floatLiteral(static_cast<double>(scalar->asInt()), k);
+      return dialect_.intLiteral(scalar->asInt(), k);
+    case ir::Attribute::Kind::Float:
+      return dialect_.floatLiteral(scalar->asFloat(), k);
+    default:
+      throw CompileError("constant of type " + type.str() + " has no scalar value");
+  }
+}
+
+std::string KernelLowering::compareExpr(const ir::Operation& op, const std::vector<std::string>& a) const {
+  const std::string& p = op.symbolAttr("predicate");
+  const std::string& x = a[0];
+  const std::string& y = a[1];
+  ScalarKind k = kindOf(op.operand(0)->type());
+  if (op.kind() == OpKind::ArithCmpI) {
+    auto u = [&](const std::string& v) { return dialect_.convert(v, dialect_.unsignedType(k)); };
+    if (p == "eq") return x + " == " + y;
+    if (p == "ne") return x + " != " + y;
+    if (p == "slt") return x + " < " + y;
+    if (p == "sle") return x + " <= " + y;
+    if (p == "sgt") return x + " > " + y;
+    if (p == "sge") return x + " >= " + y;
+    if (p == "ult") return u(x) + " < " + u(y);
+    if (p == "ule") return u(x) + " <= " + u(y);
+    if (p == "ugt") return u(x) + " > " + u(y);
+    if (p == "uge") return u(x) + " >= " + u(y);
+  } else {
+    // C comparisons are ordered (false on NaN) except !=, which is unordered.
+    std::string nan = dialect_.isNan(x) + " || " + dialect_.isNan(y);
+    if (p == "false") return "false";
+    if (p == "true") return "true";
+    if (p == "oeq") return x + " == " + y;
+    if (p == "ogt") return x + " > " + y;
+    if (p == "oge") return x + " >= " + y;
+    if (p == "olt") return x + " < " + y;
+    if (p == "ole") return x + " <= " + y;
+    if (p == "one") return "(" + x + " < " + y + " || " + x + " > " + y + ")";
+    if (p == "ord") return "!(" + nan + ")";
+    if (p == "ueq") return "!(" + x + " < " + y + " || " + x + " > " + y + ")";
+    if (p == "ugt") return "!(" + x + " <= " + y + ")";
+    if (p == "uge") return "!(" + x + " < " + y + ")";
+    if (p == "ult") return "!(" + x + " >= " + y + ")";
+    if (p == "ule") return "!(" + x + " > " + y + ")";
+    if (p == "une") return x + " != " + y;
+    if (p == "uno") return nan;
+  }
+  op.fail("unknown comparison predicate '" + p + "'");
+}
+
+std::string KernelLowering::castExpr(const ir::Operation& op, const std::string& a) {
+  ScalarKind from = kindOf(op.operand(0)->type());
+  ScalarKind to = kindOf(op.result(0)->type());
+  std::string toType = dialect_.scalarType(to);
+  auto conv = [&](const std::string& x, const std::string& t) { return dialect_.convert(x, t); };
+  switch (op.kind()) {
+    case OpKind::ArithExtSI:
+      // i1 is signed too: true extends to -1.
+      if (from == ScalarKind::I1) return "(" + a + " ? " + dialect_.intLiteral(-1, to) + " : " + dialect_.intLiteral(0, to) + ")";
+      return conv(a, toType);
+    case OpKind::ArithExtUI:
+      if (from == ScalarKind::I1) return conv(a, toType);
+      return conv(conv(a, dialect_.unsignedType(from)), toType);
+    case OpKind::ArithTruncI:
+      if (to == ScalarKind::I1) return "(" + a + " & 1) != 0";
+      return conv(a, toType);
+    case OpKind::ArithIndexCast:
+      return conv(a, toType);
+    case OpKind::ArithSIToFP:
+      if (from == ScalarKind::I1) return "(" + a + " ? " + dialect_.floatLiteral(-1.0, to) + " : " + dialect_.floatLiteral(0.0, to) + ")";
+      return conv(a, toType);
+    case OpKind::ArithUIToFP:
+      if (from == ScalarKind::I1) return conv(a, toType);
+      return conv(conv(a, dialect_.unsignedType(from)), toType);
+    case OpKind::ArithFPToSI:
+      if (to == ScalarKind::I1) return a + " != 0";
+      return conv(a, toType);
+    case OpKind::ArithFPToUI:
+      return conv(conv(a, dialect_.unsignedType(to)), toType);
+    case OpKind::ArithExtF:
+    case OpKind::ArithTruncF:
+    case OpKind::TtFpToFp:
+      // Between half and bfloat the value passes through float.
+      if (isSmallFloat(from) && isSmallFloat(to)) return conv(conv(a, dialect_.scalarType(ScalarKind::F32)), toType);
+      return conv(a, toType);
+    default:
+      op.fail("is not a cast");
+  }
+}
+
+std::string KernelLowering::mathExpr(const ir::Operation& op, MathFn fn, const std::vector<std::string>& args) {
+  ScalarKind k = kindOf(op.result(0)->type());
+  if (std::find(mathUsed_.begin(), mathUsed_.end(), fn) == mathUsed_.end()) mathUsed_.push_back(fn);
+  if (!dialect_.mathNeedsFloat(k)) return dialect_.mathCall(fn, args, k, options_.fastMath);
+  // Computed in float and rounded once, as Triton does for 16-bit floats.
+  std::vector<std::string> wide;
+  for (const std::string& a : args) wide.push_back(dialect_.convert(a, dialect_.scalarType(ScalarKind::F32)));
+  return dialect_.convert(dialect_.mathCall(fn, wide, ScalarKind::F32, options_.fastMath), dialect_.scalarType(k));
+}
+
+std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vector<std::string>& a) {
+  ScalarKind rk = kindOf(op.result(0)->type());
+  ScalarKind k0 = op.numOperands() ? kindOf(op.operand(0)->type()) : rk;
+  auto u = [&](const std::string& x) { return dialect_.convert(x, dialect_.unsignedType(k0)); };
+  auto back = [&](const std::string& x) { return dialect_.convert(x, dialect_.scalarType(rk)); };
+  auto bin = [&](const char* o) { return a[0] + " " + o + " " + a[1]; };
+  // bfloat arithmetic is done in float and rounded once (the correctly
+  // rounded result), as Triton's backends do.
+  auto fbin = [&](const char* o) {
+    if (rk != ScalarKind::BF16) return bin(o);
+    std::string f = dialect_.scalarType(ScalarKind::F32);
+    return back(dialect_.convert(a[0], f) + " " + o + " " + dialect_.convert(a[1], f));
+  };
+  switch (op.kind()) {
+    case OpKind::ArithAddI:
+    case OpKind::TtAddPtr: return bin("+");
+    case OpKind::ArithSubI: return bin("-");
+    case OpKind::ArithMulI: return bin("*");
+    case OpKind::ArithDivSI: return bin("/");
+    case OpKind::ArithRemSI: return bin("%");
+    case OpKind::ArithDivUI: return back(u(a[0]) + " / " + u(a[1]));
+    case OpKind::ArithRemUI: return back(u(a[0]) + " % " + u(a[1]));
+    case OpKind::ArithCeilDivSI:
+      return a[0] + " / " + a[1] + " + ((" + a[0] + " % " + a[1] + " != 0) && ((" + a[0] + " < 0) == (" + a[1] +
+             " < 0)) ? 1 : 0)";
+    case OpKind::ArithFloorDivSI:
+      return a[0] + " / " + a[1] + " - ((" + a[0] + " % " + a[1] + " != 0) && ((" + a[0] + " < 0) != (" + a[1] +
+             " < 0)) ? 1 : 0)";
+    case OpKind::ArithAndI: return bin("&");
+    case OpKind::ArithOrI: return bin("|");
+    case OpKind::ArithXOrI: return bin("^");
+    case OpKind::ArithShLI: return bin("<<");
+    case OpKind::ArithShRSI: return bin(">>");
+    case OpKind::ArithShRUI: return back(u(a[0]) + " >> " + u(a[1]));
+    case OpKind::ArithMaxSI: return dialect_.minMax(true, a[0], a[1], false);
+    case OpKind::ArithMinSI: return dialect_.minMax(false, a[0], a[1], false);
+    case OpKind::ArithMaxUI: return back(dialect_.minMax(true, u(a[0]), u(a[1]), false));
+    case OpKind::ArithMinUI: return back(dialect_.minMax(false, u(a[0]), u(a[1]), false));
+    case OpKind::ArithAddF: return fbin("+");
+    case OpKind::ArithSubF: return fbin("-");
+    case OpKind::ArithMulF: return fbin("*");
+    case OpKind::ArithDivF: return fbin("/");
+    case OpKind::ArithRemF: {
+      // fmod truncates like MLIR's remf; 16-bit floats go through float.
+      if (rk == ScalarKind::F32) return "fmod(" + a[0] + ", " + a[1] + ")";
+      std::string f = dialect_.scalarType(ScalarKind::F32);
+      return back("fmod(" + dialect_.convert(a[0], f) + ", " + dialect_.convert(a[1], f) + ")");
+    }
+    case OpKind::ArithNegF: return "-" + a[0];
+    case OpKind::ArithMaxNumF: return dialect_.minMax(true, a[0], a[1], true);
+    case OpKind::ArithMinNumF: return dialect_.minMax(false, a[0], a[1], true);
+    case OpKind::ArithMaximumF:
+    case OpKind::ArithMinimumF: {
+      // NaN-propagating: a + b is NaN when either is.
+      bool isMax = op.kind() == OpKind::ArithMaximumF;
+      return "(" + dialect_.isNan(a[0]) + " || " + dialect_.isNan(a[1]) + ") ? " +
+             back(a[0] + " + " + a[1]) + " : " + dialect_.minMax(isMax, a[0], a[1], true);
+    }
+    case OpKind::ArithCmpI:
+    case OpKind::ArithCmpF: return compareExpr(op, a);
+    case OpKind::ArithSelect: return a[0] + " ? " + a[1] + " : " + a[2];
+    case OpKind::ArithExtSI:
+    case OpKind::ArithExtUI:
+    case OpKind::ArithTruncI:
+    case OpKind::ArithIndexCast:
+    case OpKind::ArithSIToFP:
+    case OpKind::ArithUIToFP:
+    case OpKind::ArithFPToSI:
+    case OpKind::ArithFPToUI:
+    case OpKind::ArithExtF:
+    case OpKind::ArithTruncF:
+      return castExpr(op, a[0]);
+    case OpKind::TtFpToFp:
+      if (!ir::isFloatKind(k0) || k0 == ScalarKind::F64 || rk == ScalarKind::F64) unsupported(op, "this conversion");
+      return castExpr(op, a[0]);
+    case OpKind::ArithBitcast:
+    case OpKind::TtBitcast:
+      if (!op.result(0)->type().elementOrSelf().isScalar() || k0 == ScalarKind::I1)
+        unsupported(op, "bitcasts of pointers and i1");
+      return dialect_.bitcast(a[0], dialect_.scalarType(rk));
+    case OpKind::MathExp: return mathExpr(op, MathFn::Exp, a);
+    case OpKind::MathExp2: return mathExpr(op, MathFn::Exp2, a);
+    case OpKind::MathLog: return mathExpr(op, MathFn::Log, a);
+    case OpKind::MathLog2: return mathExpr(op, MathFn::Log2, a);
+    case OpKind::MathSqrt:
+    case OpKind::TtPreciseSqrt: return mathExpr(op, MathFn::Sqrt, a);
+    case OpKind::MathRsqrt: return mathExpr(op, MathFn::Rsqrt, a);
+    case OpKind::MathSin: return mathExpr(op, MathFn::Sin, a);
+    case OpKind::MathCos: return mathExpr(op, MathFn::Cos, a);
+    case OpKind::MathTanh: return mathExpr(op, MathFn::Tanh, a);
+    case OpKind::MathErf: return mathExpr(op, MathFn::Erf, a);
+    case OpKind::MathFloor: return mathExpr(op, MathFn::Floor, a);
+    case OpKind::MathCeil: return mathExpr(op, MathFn::Ceil, a);
+    case OpKind::MathAbsF: return mathExpr(op, MathFn::AbsF, a);
+    case OpKind::MathFma: return mathExpr(op, MathFn::Fma, a);
+    case OpKind::TtPreciseDivF: return mathExpr(op, MathFn::Div, a);
+    case OpKind::MathAbsI: return a[0] + " < 0 ? " + back("-" + a[0]) + " : " + a[0];
+    case OpKind::TtMulHiUI: return back("mulhi(" + u(a[0]) + ", " + u(a[1]) + ")");
+    case OpKind::TtClampF: {
+      std::string clamped = dialect_.minMax(false, dialect_.minMax(true, a[0], a[1], true), a[2], true);
+      const ir::Attribute* nan = op.attr("propagateNan");
+      bool propagate = nan && (nan->kind() == ir::Attribute::Kind::Symbol || nan->kind() == ir::Attribute::Kind::String)
+                           ? nan->asString() == "all"
+                           : nan && nan->kind() == ir::Attribute::Kind::Int && nan->asInt() != 0;
+      if (!propagate) return clamped;
+      return dialect_.isNan(a[0]) + " ? " + a[0] + " : " + clamped;
+    }
+    default:
+      unsupported(op, "this op");
+  }
+}
+
+}  // namespace tmetal::codegen
