@@ -165,11 +165,18 @@ TEST(FrontendErrors, NestingIsBounded) {
   chain += "module {\n} loc(#loc999)\n";
   EXPECT_EQ(errorOf(chain), "bad.ttir:129:15: error: location nests too deep (more than 128 levels, aliases expanded)");
 
-  // Each alias uses the previous one twice: 2^40 parts once expanded.
+  // Each alias uses the previous one twice: 2^41 - 1 parts once expanded.
   std::string doubling = "#loc0 = loc(\"f.py\":1:1)\n";
   for (int i = 1; i <= 40; ++i)
     doubling += "#loc" + std::to_string(i) + " = loc(callsite(#loc" + std::to_string(i - 1) + " at #loc" +
                 std::to_string(i - 1) + "))\n";
   doubling += "module {\n} loc(#loc40)\n";
-  EXPECT_EQ(errorOf(doubling), "bad.ttir:13:14: error: location is too large (more than 4096 parts, aliases expanded)");
+  EXPECT_EQ(errorOf(doubling), "bad.ttir:9:13: error: location is too large (more than 256 parts, aliases expanded)");
+
+  // Aliases that only name the next alias add no depth but do recurse.
+  std::string forward;
+  for (int i = 0; i < 1000; ++i)
+    forward += "#loc" + std::to_string(i) + " = loc(#loc" + std::to_string(i + 1) + ")\n";
+  forward += "#loc1000 = loc(\"f.py\":1:1)\nmodule {\n} loc(#loc0)\n";
+  EXPECT_EQ(errorOf(forward), "bad.ttir:257:11: error: location nests too deep (more than 512 levels of parts and aliases)");
 }

@@ -85,7 +85,7 @@ TtirParser::LocationTree TtirParser::resolveAlias(const Token& reference) {
 }
 
 TtirParser::LocationTree TtirParser::parseLocationLiteral() {
-  DepthGuard guard(*this, tok_.offset);
+  LocationRecursionGuard guard(*this, tok_.offset);
   expectKeyword("loc", "");
   expect(TokenKind::LParen, "after 'loc'");
   LocationTree tree = parseLocationBody();
@@ -103,7 +103,7 @@ TtirParser::LocationTree TtirParser::checkedLocation(LocationTree tree, size_t o
 }
 
 TtirParser::LocationTree TtirParser::parseLocationBody() {
-  DepthGuard guard(*this, tok_.offset);
+  LocationRecursionGuard guard(*this, tok_.offset);
   Token t = tok_;
   if (t.is(TokenKind::HashIdent)) {
     consume();

@@ -75,7 +75,7 @@ void TtirParser::parseFunction() {
       ir::AttrList attrs;
       parseOptionalAttrDict(attrs);
       ir::Location loc = parseTrailingLocation(argName.offset);
-      ir::Value* arg = function->addArgument(type, nameHint(argName, true), std::move(attrs), std::move(loc));
+      ir::Value* arg = function->addArgument(type, nameHint(argName), std::move(attrs), std::move(loc));
       defineValue(argName, {arg});
       if (consumeIf(TokenKind::RParen)) break;
       expect(TokenKind::Comma, "or ')' in the argument list");
@@ -141,7 +141,7 @@ void TtirParser::parseOpsUntilBrace(ir::Block* block, const Token& open, std::st
 
 ir::Value* TtirParser::addBlockArgument(ir::Block* block, const Token& nameToken, const ir::Type& type,
                                         ir::Location loc) {
-  ir::Value* arg = block->addArgument(type, nameHint(nameToken, true), std::move(loc));
+  ir::Value* arg = block->addArgument(type, nameHint(nameToken), std::move(loc));
   defineValue(nameToken, {arg});
   return arg;
 }
@@ -200,7 +200,7 @@ void TtirParser::parseOperation(ir::Block* block) {
   for (const ResultBinding& binding : op.bindings) {
     std::vector<ir::Value*> group;
     for (size_t i = 0; i < binding.count; ++i) group.push_back(appended->result(next + i));
-    group[0]->setName(nameHint(binding.token, false));
+    group[0]->setName(nameHint(binding.token));
     defineValue(binding.token, std::move(group));
     next += binding.count;
   }

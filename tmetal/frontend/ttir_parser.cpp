@@ -77,6 +77,12 @@ TtirParser::DepthGuard::DepthGuard(TtirParser& parser, size_t offset) : parser_(
                                std::to_string(kMaxNesting) + " levels");
 }
 
+TtirParser::LocationRecursionGuard::LocationRecursionGuard(TtirParser& parser, size_t offset) : parser_(parser) {
+  if (++parser_.locationRecursion_ > kMaxLocationRecursion)
+    parser_.failAt(offset, "location nests too deep (more than " + std::to_string(kMaxLocationRecursion) +
+                               " levels of parts and aliases)");
+}
+
 TtirParser::OperandRef TtirParser::parseOperandRef() {
   if (!tok_.is(TokenKind::ValueId)) failExpected("a value like '%x'");
   Token name = consume();
@@ -139,7 +145,7 @@ void TtirParser::defineValue(const Token& nameToken, std::vector<ir::Value*> gro
   scopes_.back().emplace(std::move(name), std::move(group));
 }
 
-std::string TtirParser::nameHint(const Token& nameToken, bool isBlockArgument) {
+std::string TtirParser::nameHint(const Token& nameToken) {
   std::string_view name = nameToken.text.substr(1);
   auto allDigits = [](std::string_view s) {
     if (s.empty()) return false;
@@ -148,7 +154,7 @@ std::string TtirParser::nameHint(const Token& nameToken, bool isBlockArgument) {
     return true;
   };
   if (allDigits(name)) return "";
-  if (isBlockArgument && name.size() > 3 && name.substr(0, 3) == "arg" && allDigits(name.substr(3))) return "";
+  if (name.size() > 3 && name.substr(0, 3) == "arg" && allDigits(name.substr(3))) return "";
   return std::string(name);
 }
 

@@ -22,9 +22,16 @@ class TtirParser {
   // Regions, types, attributes and locations nest at most this deep; deeper
   // input is rejected so that no input can exhaust the stack.
   static constexpr int kMaxNesting = 128;
-  // A location, aliases expanded, has at most this many parts; aliases that
-  // refer to each other twice per level would otherwise grow exponentially.
-  static constexpr int64_t kMaxLocationParts = 4096;
+  // A location, aliases expanded, has at most this many parts: aliases that
+  // refer to each other twice per level would otherwise grow exponentially,
+  // and the printer writes every location in full (Triton's call-site chains
+  // have a few dozen parts).
+  static constexpr int64_t kMaxLocationParts = 256;
+  // Reading a location recurses through its parts and through aliases that
+  // refer to aliases (which add no depth to the location itself); bounded
+  // apart from kMaxNesting so that any location that was read can be printed
+  // inline and read again.
+  static constexpr int kMaxLocationRecursion = 4 * kMaxNesting;
 
   TtirParser(std::string_view text, std::string filename);
   std::unique_ptr<ir::Module> parseFile();
@@ -55,6 +62,16 @@ class TtirParser {
    private:
     TtirParser& parser_;
   };
+  class LocationRecursionGuard {
+   public:
+    LocationRecursionGuard(TtirParser& parser, size_t offset);
+    ~LocationRecursionGuard() { --parser_.locationRecursion_; }
+    LocationRecursionGuard(const LocationRecursionGuard&) = delete;
+    LocationRecursionGuard& operator=(const LocationRecursionGuard&) = delete;
+
+   private:
+    TtirParser& parser_;
+  };
 
   // ---- values and their scopes (ttir_parser.cpp)
   struct OperandRef {
@@ -70,9 +87,10 @@ class TtirParser {
   ir::Value* resolve(const OperandRef& ref, const ir::Type& expected) const;
   void checkType(const OperandRef& ref, ir::Value* value, const ir::Type& expected) const;
   void defineValue(const Token& nameToken, std::vector<ir::Value*> group);
-  // The name hint kept in the IR: "" for numbered values (%3) and for
-  // block arguments named like the printer's default (%arg3).
-  static std::string nameHint(const Token& nameToken, bool isBlockArgument);
+  // The name hint kept in the IR: "" for numbered values (%3) and for names
+  // like the printer's default for block arguments (%arg3), which could
+  // otherwise clash with the names the printer makes.
+  static std::string nameHint(const Token& nameToken);
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }
 
@@ -192,6 +210,7 @@ class TtirParser {
   Lexer lexer_;
   Token tok_;
   int depth_ = 0;
+  int locationRecursion_ = 0;
   std::unique_ptr<ir::Module> module_;
   std::vector<std::unordered_map<std::string, std::vector<ir::Value*>>> scopes_;
   std::unordered_map<std::string, AliasEntry> aliases_;

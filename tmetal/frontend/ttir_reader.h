@@ -10,8 +10,8 @@
 //    scf.for's and scf.while's block arguments, whose location the syntax
 //    cannot show, take their op's;
 //  - value names: Value::name() keeps the name written (`%offs_2` gives
-//    "offs_2"); numbered values (`%3`) and block arguments named like the
-//    printer's default (`%arg3`) get "";
+//    "offs_2"); numbered values (`%3`) and values named like the printer's
+//    default for block arguments (`%arg3`) get "";
 //  - scf.yield that MLIR leaves out (scf.for without iter_args, scf.if
 //    without results) is put back, with the loop's or branch's location;
 //  - bad input of any kind is a CompileError `file:line:col: error: ...`:

@@ -242,7 +242,8 @@ class Printer {
     out_ += "{\n";
     for (size_t b = 0; b < region.numBlocks(); ++b) {
       const Block& block = *region.block(b);
-      if (block.numArguments() > 0 || b > 0) {
+      // An empty block needs its label, or it would read back as no block.
+      if (block.numArguments() > 0 || b > 0 || block.ops().empty()) {
         indent(level);
         out_ += "^bb" + std::to_string(b);
         if (block.numArguments() > 0) {
@@ -622,7 +623,15 @@ std::string printAttribute(const Attribute& a) {
       return std::to_string(a.asInt()) + " : " + a.type().str();
     case Attribute::Kind::Float: return formatFloatLiteral(a.asFloat(), elementKind(a.type())) + " : " + a.type().str();
     case Attribute::Kind::String: return quoteString(a.asString());
-    case Attribute::Kind::Symbol: return isBareIdentifier(a.asString()) ? a.asString() : symbolRef(a.asString());
+    case Attribute::Kind::Symbol: {
+      // Bare unless the word would read back as something else (true, dense, i32, ...).
+      static const char* const kReserved[] = {"true", "false", "unit", "dense", "array", "dense_resource", "sparse",
+                                              "affine_map", "tensor", "index", "loc"};
+      const std::string& s = a.asString();
+      bool reserved = parseScalarName(s).has_value();
+      for (const char* word : kReserved) reserved = reserved || s == word;
+      return isBareIdentifier(s) && !reserved ? s : symbolRef(s);
+    }
     case Attribute::Kind::TypeAttr: return a.type().str();
     case Attribute::Kind::Array: {
       std::vector<std::string> parts;

@@ -117,7 +117,8 @@ class Verifier {
       case OpKind::TtReturn: require({OpKind::TtFunc}, "a function body"); break;
       case OpKind::ScfYield:
         require({OpKind::ScfFor, OpKind::ScfIf, OpKind::ScfWhile}, "an scf.for, scf.if or scf.while region");
-        if (parent == OpKind::ScfWhile && op.parentBlock()->parentRegion() != op.parentBlock()->parentOp()->region(1))
+        if (parent == OpKind::ScfWhile && (op.parentBlock()->parentOp()->numRegions() < 2 ||
+                                           op.parentBlock()->parentRegion() != op.parentBlock()->parentOp()->region(1)))
           op.fail("must end the 'after' region of scf.while; the 'before' region ends with scf.condition");
         break;
       case OpKind::ScfCondition:
