@@ -87,7 +87,9 @@ RegisterTensor KernelLowering::broadcastIn(const ir::Operation& op, const Layout
   for (int d : out.root().order) digit(out.blockElements(d), from.blockElements(d));
   for (int d : out.root().order) digit(out.repetitions(d), from.repetitions(d));
   t.arrayName = in.arrayName;
-  if (!(terms.size() == 1 && terms[0].divisor == 1 && terms[0].multiplier == 1)) t.indexMap = terms;
+  bool identity = terms.size() == 1 && terms[0].divisor == 1 && terms[0].multiplier == 1 &&
+                  terms[0].modulus >= out.numRegisters();
+  if (!identity) t.indexMap = terms;
   return t;
 }
 

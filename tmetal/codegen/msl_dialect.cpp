@@ -101,21 +101,28 @@ std::string MslDialect::minMax(bool isMax, const std::string& a, const std::stri
 
 std::string MslDialect::mathHelpers(const std::vector<MathFn>& used) const {
   if (std::find(used.begin(), used.end(), MathFn::Erf) == used.end()) return "";
-  return R"(// erf(x) = 2/sqrt(pi) * exp(-x^2) * sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)).
-// Every term of the series is positive, so it sums without cancellation;
-// beyond |x| = 3.9 erf(x) rounds to +-1 in float.
+  return R"(// erf in float to about 1e-7 absolute error (MSL has none): the Taylor
+// series below 1, where it converges fast without cancelling; above, 1 - erfc
+// with erfc from its continued fraction (summed from the tail), which keeps
+// its relative precision, so that 1 + erf(x) stays accurate for x << 0.
 static inline float tmetal_erf(float x) {
   float ax = fabs(x);
-  if (ax >= 3.9f) return copysign(1.0f, x);
-  float x2 = ax * ax;
-  float term = ax;
-  float sum = ax;
-  for (int n = 1; n < 80; ++n) {
-    term *= 2.0f * x2 / float(2 * n + 1);
-    sum += term;
-    if (term < sum * 1e-8f) break;
+  if (ax < 1.0f) {
+    float x2 = x * x;
+    float term = x;
+    float sum = x;
+    for (int n = 1; n < 16; ++n) {
+      term *= -x2 / float(n);
+      sum += term / float(2 * n + 1);
+    }
+    return 1.1283791671f * sum;
   }
-  return copysign(1.1283791671f * precise::exp(-x2) * sum, x);
+  float t = ax;
+  for (int n = 60; n >= 1; --n) t = ax + 0.5f * float(n) / t;
+  float x2 = ax * ax;
+  float gaussian = precise::exp(-x2) * (1.0f - fma(ax, ax, -x2));  // exp(-x*x) with x*x's rounding error
+  float erfc = gaussian / (1.7724538509f * t);
+  return copysign(1.0f - erfc, x);
 }
 )";
 }
