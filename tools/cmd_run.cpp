@@ -1,6 +1,8 @@
 // `tmetal run FILE.ttir --grid X[,Y,Z] --arg NAME=FILE.npy|SCALAR ... --out NAME=FILE.npy ...
-//  [--device interpreter]`: runs a kernel on NumPy inputs and saves chosen
-// buffers afterwards. NAME is the kernel argument's name (debug TTIR) or its
+//  [--device interpreter|emulator] [--layout L] [--num-warps N] [--sanitize]`:
+// runs a kernel on NumPy inputs and saves chosen buffers afterwards. The
+// interpreter is the oracle; the emulator compiles the kernel to MSL and runs
+// that MSL on the CPU. NAME is the kernel argument's name (debug TTIR) or its
 // position (0, 1, ...). Scalars take the type of their kernel argument;
 // arrays must have the pointer's element size (bf16 as uint16/int16 bit
 // patterns, f16 as float16). Each device is one function in devices().
@@ -12,11 +14,15 @@
 #include <optional>
 #include <sstream>
 
+#include "tmetal/codegen/compile_kernel.h"
 #include "tmetal/frontend/ttir_reader.h"
+#include "tmetal/interp/float_format.h"
 #include "tmetal/interp/interpreter.h"
 #include "tmetal/ir/verifier.h"
 #include "tmetal/support/diagnostic.h"
 #include "tmetal/support/npy.h"
+#include "tmetal/runtime/emulator/emulator.h"
+#include "tools/cli_support.h"
 #include "tools/command.h"
 
 namespace tmetal::tools {
@@ -26,38 +32,68 @@ namespace {
 using interp::KernelArg;
 using Grid = std::array<int64_t, 3>;
 
-// Runs the kernel over the grid on the given arguments, writing results into
-// the argument buffers.
-using DeviceRunner =
-    std::function<void(const ir::Module& module, const ir::Function& kernel, std::vector<KernelArg>& args, Grid grid)>;
-
-void runOnInterpreter(const ir::Module& module, const ir::Function& kernel, std::vector<KernelArg>& args, Grid grid) {
-  interp::InterpretOptions options;
-  options.module = &module;
-  interp::interpret(kernel, args, grid, options);
-}
-
-const std::map<std::string, DeviceRunner>& devices() {
-  static const std::map<std::string, DeviceRunner> table = {
-      {"interpreter", runOnInterpreter},
-  };
-  return table;
-}
-
 struct RunRequest {
   std::string file;
   std::string grid;
   std::vector<std::string> args;
   std::vector<std::string> outs;
   std::string device = "interpreter";
+  CodegenFlags codegen;   // the emulator compiles the kernel first
+  bool sanitize = false;  // emulator: bounds-checked buffers in a child process
 };
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CompileError(SourcePos{path, 0, 0}, "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// Runs the kernel over the grid on the given arguments, writing results into
+// the argument buffers.
+using DeviceRunner = std::function<void(const ir::Module& module, const ir::Function& kernel,
+                                        std::vector<KernelArg>& args, Grid grid, const RunRequest& request)>;
+
+void runOnInterpreter(const ir::Module& module, const ir::Function& kernel, std::vector<KernelArg>& args, Grid grid,
+                      const RunRequest&) {
+  interp::InterpretOptions options;
+  options.module = &module;
+  interp::interpret(kernel, args, grid, options);
+}
+
+// A scalar kernel argument as the bytes the emitted `constant T&` parameter reads.
+runtime::emulator::ArgSlot scalarSlot(const KernelArg& arg, const ir::Type& type) {
+  using runtime::emulator::ArgSlot;
+  if (type.isFloat()) {
+    uint64_t bits = interp::floatToBits(arg.floatValue, type.scalarKind());
+    return ArgSlot::scalarBytes(&bits, static_cast<size_t>(type.bitWidth() / 8));  // little-endian low bytes
+  }
+  uint64_t bits = static_cast<uint64_t>(arg.intValue);
+  return ArgSlot::scalarBytes(&bits, static_cast<size_t>(std::max(1, type.bitWidth() / 8)));
+}
+
+void runOnEmulator(const ir::Module& module, const ir::Function& kernel, std::vector<KernelArg>& args, Grid grid,
+                   const RunRequest& request) {
+  namespace emu = runtime::emulator;
+  codegen::CompiledKernel compiled = codegen::compileKernel(module, request.codegen.toCompileOptions());
+  emu::EmulatorOptions options = emu::EmulatorOptions::fromEnvironment();
+  options.sanitize = options.sanitize || request.sanitize;
+  emu::EmulatorKernel executable = emu::compile(compiled.source, compiled.metadata, options);
+  std::vector<emu::ArgSlot> slots;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind == KernelArg::Kind::Buffer)
+      slots.push_back(emu::ArgSlot::buffer(args[i].buffer.bytes.data(), args[i].buffer.bytes.size(), args[i].buffer.name));
+    else
+      slots.push_back(scalarSlot(args[i], kernel.argument(i)->type()));
+  }
+  std::array<uint32_t, 3> threadgroups{};
+  for (int d = 0; d < 3; ++d) {
+    if (grid[d] > UINT32_MAX) throw CompileError("--grid: " + std::to_string(grid[d]) + " programs exceed what a Metal grid holds");
+    threadgroups[d] = static_cast<uint32_t>(grid[d]);
+  }
+  if (grid[0] * grid[1] * grid[2] == 0) return;  // an empty grid runs nothing, as on the interpreter
+  emu::launch(executable, slots, threadgroups);
+}
+
+const std::map<std::string, DeviceRunner>& devices() {
+  static const std::map<std::string, DeviceRunner> table = {
+      {"interpreter", runOnInterpreter},
+      {"emulator", runOnEmulator},
+  };
+  return table;
 }
 
 template <typename T>
@@ -191,7 +227,7 @@ int run(const RunRequest& request) {
     throw CompileError("--device '" + request.device + "' is not available (devices: " + known + ")");
   }
   Grid grid = parseGrid(request.grid);
-  std::unique_ptr<ir::Module> module = frontend::parseTtir(readText(request.file), request.file);
+  std::unique_ptr<ir::Module> module = frontend::parseTtir(readTextFile(request.file), request.file);
   ir::verify(*module);  // devices may then rely on well-formed IR
   const ir::Function& kernel = *module->kernel();
   size_t count = kernel.numArguments();
@@ -222,7 +258,7 @@ int run(const RunRequest& request) {
 
   std::vector<KernelArg> args;
   for (auto& g : given) args.push_back(std::move(*g));
-  device->second(*module, kernel, args, grid);
+  device->second(*module, kernel, args, grid, request);
 
   for (const auto& [i, path] : outputs) {
     NpyArray out = arrays[i];
@@ -246,7 +282,12 @@ TMETAL_COMMAND(run, "run", [](CLI::App& app) -> std::function<int()> {
   cmd->add_option("--out", request->outs, "NAME=FILE.npy: save that buffer after the run (dtype and shape of its --arg)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  cmd->add_option("--device", request->device, "where to run: interpreter")->capture_default_str();
+  cmd->add_option("--device", request->device,
+                  "where to run: interpreter (the reference) or emulator (the emitted MSL on the CPU)")
+      ->capture_default_str();
+  request->codegen.addTo(cmd);
+  cmd->add_flag("--sanitize", request->sanitize,
+                "emulator: run in a child process with guarded buffers, reporting out-of-bounds accesses");
   return [request] { return guarded([&] { return run(*request); }); };
 });
 

@@ -34,7 +34,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 TTIR_DIR = REPO_ROOT / "tests" / "ttir"
 TMETAL_BIN = Path(os.environ.get("TMETAL_BIN", REPO_ROOT / "build" / "bin" / "tmetal"))
 # Execution paths checked against the references; "emulator" joins later.
-DEVICES = ["interpreter"]
+DEVICES = ["interpreter", "emulator"]
 TTIR_VARIANTS = {"debug": ".ttir", "nodebug": ".nodebug.ttir"}
 COMMAND_TIMEOUT_S = 300
 
