@@ -195,6 +195,34 @@ def check_emulator() -> CheckResult:
     return CheckResult("emulator", PASS, f"compiled MSL with {compiler} and ran it on the CPU")
 
 
+def check_triton_kernel() -> CheckResult:
+    """The whole pipeline: a @triton.jit kernel through Triton's frontend,
+    tmetal's code generator and the emulator."""
+    from ._native import capabilities
+    if not all(capabilities().values()):
+        return CheckResult("Triton kernel", FAIL, "skipped: the C++ core lacks a pipeline stage (see 'C++ core')",
+                           "rebuild the core (ninja -C build _core, or pip install .)")
+    import numpy as np
+    from triton.runtime import driver
+
+    from ._check_kernel import add_one_kernel
+    from .emulator_driver import EmulatorDriver
+    from .host_tensor import tensor
+    previous = driver._active
+    try:
+        driver.set_active(EmulatorDriver())
+        x = np.arange(1000, dtype=np.float32)
+        add_one_kernel[(4, )](tensor(x), 1000, BLOCK=256)
+    except Exception as e:
+        return CheckResult("Triton kernel", FAIL, f"{type(e).__name__}: {e}", "report this as a tmetal bug")
+    finally:
+        driver._active = previous
+    if not np.array_equal(x, np.arange(1000, dtype=np.float32) + 1):
+        return CheckResult("Triton kernel", FAIL, "a @triton.jit kernel ran on the emulator but computed wrong values",
+                           "report this as a tmetal bug")
+    return CheckResult("Triton kernel", PASS, "a @triton.jit kernel compiled to MSL and ran on the emulator")
+
+
 def check_active_driver() -> CheckResult:
     try:
         device = device_selection.selected_device()
@@ -209,7 +237,7 @@ def check_active_driver() -> CheckResult:
 
 
 CHECKS = (check_os, check_chip, check_metal, check_metal_compiler, check_torch, check_triton, check_plugin_registered,
-          check_core, check_hardware_profile, check_emulator, check_active_driver)
+          check_core, check_hardware_profile, check_emulator, check_triton_kernel, check_active_driver)
 
 
 def run_checks() -> list[CheckResult]:
@@ -226,7 +254,7 @@ def run_checks() -> list[CheckResult]:
 def kernels_can_run(results: list[CheckResult]) -> bool:
     by_name = {r.name: r.status for r in results}
     basics = all(by_name.get(n) == PASS for n in ("Triton", "plugin", "C++ core"))
-    return basics and (by_name.get("emulator") == PASS or by_name.get("Metal") == PASS)
+    return basics and (by_name.get("Triton kernel") == PASS or by_name.get("Metal") == PASS)
 
 
 def main(argv=None) -> int:

@@ -114,7 +114,7 @@ def test_check_command_reports_every_line():
                           cwd=REPO_ROOT, timeout=300)
     lines = done.stdout.splitlines()
     for name in ("OS", "chip", "Metal", "Metal compiler", "PyTorch", "Triton", "plugin", "C++ core",
-                 "hardware profile", "emulator", "device"):
+                 "hardware profile", "emulator", "Triton kernel", "device"):
         assert any(line.startswith(("[PASS] " + name + ":", "[FAIL] " + name + ":", "[INFO] " + name + ":"))
                    for line in lines), f"no line for {name}:\n{done.stdout}"
     for i, line in enumerate(lines):
