@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the TTIR reader with libFuzzer for SECONDS (default 60).
 # Builds build-fuzz (only what the fuzz target needs, with ASan and UBSan),
-# seeds a corpus in a temporary directory from tests/ttir/, and runs the
+# seeds a corpus in a temporary directory from tests/ttir/ (and the syntax
+# corner cases of tests/fuzz/seeds/), and runs the
 # fuzzer with a 10 s per-input timeout and a 2 GB memory limit. On a crash,
 # hang, leak or round-trip difference it prints the reproducer, keeps it in
 # build-fuzz/reproducers/ and exits non-zero.
@@ -16,7 +17,7 @@ ninja -C build-fuzz fuzz_ttir_reader
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus" "$work/artifacts"
-cp tests/ttir/*.ttir "$work/corpus/"
+cp tests/ttir/*.ttir tests/fuzz/seeds/*.ttir "$work/corpus/"
 
 # UBSan reports must stop the run like ASan's do.
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
