@@ -3,7 +3,7 @@
 // memory) in target-independent terms and asks this class for the spelling.
 // What is plain C++ (arithmetic, literals, conversions, control flow) lives
 // here; everything that differs by target is a virtual hook that a dialect
-// overrides (MslDialect for Metal; a CUDA dialect later), in the manner of
+// overrides (MslDialect for Metal, CudaDialect for CUDA), in the manner of
 // Halide's CodeGen_C / CodeGen_Metal_Dev and TVM's codegen_c / codegen_metal.
 #pragma once
 
@@ -55,6 +55,10 @@ class CEmitter {
   // tt.get_program_id / tt.get_num_programs along axis 0..2, as an int.
   virtual std::string programIdExpr(int axis) const;
   virtual std::string numProgramsExpr(int axis) const;
+  // Identifiers of the target (builtin variables, library and helper
+  // names) that emitted values must not take: the lowering renames values
+  // so named.
+  virtual std::vector<std::string> reservedNames() const { return {}; }
 
   // ---- types -------------------------------------------------------------
   virtual std::string scalarType(ir::ScalarKind k) const;

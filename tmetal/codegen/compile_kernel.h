@@ -18,7 +18,9 @@ struct CompileOptions {
   std::string target = "metal";
   layout::MemoryLayout policy = layout::MemoryLayout::COALESCED;
   int numWarps = 4;  // SIMD groups per threadgroup: num_warps * 32 threads
-  // The GPU whose limits apply; the generic Apple profile when not set.
+  // The GPU whose limits apply; the generic Apple profile when not set. The
+  // cuda target accepts an NVIDIA profile too and then applies the generic
+  // Apple profile's limits as well (a kernel must also fit Metal).
   std::optional<hw::HardwareProfile> hardware;
   // metal::fast instead of metal::precise math (Triton's default is precise).
   bool fastMath = false;
@@ -33,7 +35,8 @@ struct CompiledKernel {
 // CompileError naming the op and the user's source line where there is one.
 CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& options);
 
-// The targets compileKernel knows ("metal").
+// The targets compileKernel knows ("metal"; "cuda", the same kernels as CUDA
+// C++ for measurement on NVIDIA GPUs, docs/cuda.md).
 const std::vector<std::string>& knownTargets();
 
 }  // namespace tmetal::codegen

@@ -60,6 +60,7 @@ KernelLowering::KernelLowering(const ir::Function& fn, const CEmitter& dialect, 
       options_(std::move(options)),
       threadgroupMemory_(options_.threadgroupMemoryLimit, options_.hardwareName) {
   for (const std::string& n : reservedNames()) names_.insert(n);
+  for (const std::string& n : dialect_.reservedNames()) names_.insert(n);
 }
 
 // ---- values ------------------------------------------------------------------

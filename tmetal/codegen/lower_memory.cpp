@@ -59,11 +59,14 @@ void KernelLowering::lowerLoad(const ir::Operation& op) {
   std::string name = nameFor(v);
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
   int width = vectorWidth(op, map, elementBytesOf(element), mask != nullptr);
-  body_.line(declaration(element, name, n) + (n == 1 && !mask ? " = " + read(ptr.regs[0]) + ";" : ";"));
-  if (n == 1 && !mask) {
+  if (n == 1) {
+    std::string value = read(ptr.regs[0]);
+    if (mask) value = mask->regs[0] + " ? " + value + " : " + otherAt(0);
+    body_.line(declaration(element, name, 1) + " = " + value + ";");
     defineTensor(v, out);
     return;
   }
+  body_.line(declaration(element, name, n) + ";");
   if (width == 1) {
     forEachRegister(
         n,

@@ -66,11 +66,16 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     const ir::Value* res = op.result(i);
     std::string name = nameFor(res);
     const ir::Type& element = in[i]->element;
-    body_.line(declaration(element, name, q) + ";");
+    if (q > 1) body_.line(declaration(element, name, q) + ";");
     acc.push_back(name);
     accTensors.push_back(RegisterTensor::array(resultLayout, resultShape, element, name, q));
   }
   auto accAt = [&](size_t i, const std::string& idx) { return q == 1 ? acc[i] : acc[i] + "[" + idx + "]"; };
+  // The first value of an accumulator; a single one is declared with it.
+  auto initialize = [&](size_t i, const std::string& idx, const std::string& value) {
+    if (q == 1) return typeOf(in[i]->element) + " " + acc[i] + " = " + value + ";";
+    return accAt(i, idx) + " = " + value + ";";
+  };
   // Affine groups (register q*stepQ + k*stepJ) become loops.
   int64_t stepQ = q > 1 ? groups[1][0] - groups[0][0] : 0, stepJ = j > 1 ? groups[0][1] - groups[0][0] : 0;
   bool affine = groups[0][0] == 0;
@@ -84,7 +89,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     std::string qi = q > 1 ? "q" : "0";
     if (q > 1) body_.open("for (int q = 0; q < " + std::to_string(q) + "; ++q)");
     std::string first = q > 1 ? scaled("q", stepQ) : "0";
-    for (size_t i = 0; i < numOperands; ++i) body_.line(accAt(i, qi) + " = " + *in[i]->at(first) + ";");
+    for (size_t i = 0; i < numOperands; ++i) body_.line(initialize(i, qi, *in[i]->at(first)));
     if (j > 1) {
       std::string idx = (q > 1 ? scaled("q", stepQ) + " + " : "") + scaled("k", stepJ);
       std::vector<std::string> a, o;
@@ -106,7 +111,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
   } else {
     for (int64_t a = 0; a < q; ++a) {
       std::string qi = std::to_string(a);
-      for (size_t i = 0; i < numOperands; ++i) body_.line(accAt(i, qi) + " = " + in[i]->regs[groups[a][0]] + ";");
+      for (size_t i = 0; i < numOperands; ++i) body_.line(initialize(i, qi, in[i]->regs[groups[a][0]]));
       for (int64_t b = 1; b < j; ++b) {
         std::vector<std::string> acs, o;
         for (size_t i = 0; i < numOperands; ++i) {

@@ -1,0 +1,451 @@
+#include "tmetal/codegen/cuda_dialect.h"
+
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::codegen {
+
+using ir::ScalarKind;
+
+namespace {
+
+// Every lane of the warp takes part: the lowering only calls SIMD-group
+// functions in uniform control flow, as Metal requires too.
+constexpr const char* kFullWarp = "0xffffffffu";
+
+const char* simdOpName(SimdOp op) {
+  switch (op) {
+    case SimdOp::Sum: return "sum";
+    case SimdOp::Product: return "product";
+    case SimdOp::Max: return "max";
+    case SimdOp::Min: return "min";
+    case SimdOp::And: return "and";
+    case SimdOp::Or: return "or";
+    case SimdOp::Xor: return "xor";
+  }
+  return "?";
+}
+
+const char* axisName(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
+
+}  // namespace
+
+std::string CudaDialect::filePrologue() const {
+  return R"(#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+// The short type names the shared lowering spells (as MSL has them).
+typedef signed char schar;
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long ulong;
+static_assert(sizeof(long) == 8, "tmetal's i64 is long: CUDA on an LP64 host is assumed");
+
+#define TMETAL_INFINITY __int_as_float(0x7f800000)
+#define TMETAL_NAN __int_as_float(0x7fc00000)
+
+// Vectors of 16-bit floats for 4- and 8-byte accesses (CUDA has none of four).
+struct __align__(4) tmetal_half2 { __half x, y; };
+struct __align__(8) tmetal_half4 { __half x, y, z, w; };
+struct __align__(4) tmetal_bfloat2 { __nv_bfloat16 x, y; };
+struct __align__(8) tmetal_bfloat4 { __nv_bfloat16 x, y, z, w; };
+
+// Reinterprets the bits of a value as another type of the same size.
+template <typename To, typename From>
+static __device__ __forceinline__ To tmetal_bitcast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "a bitcast keeps the size");
+  To y;
+  memcpy(&y, &x, sizeof(To));
+  return y;
+}
+
+static __device__ __forceinline__ bool tmetal_isnan(float x) { return isnan(x); }
+static __device__ __forceinline__ bool tmetal_isnan(double x) { return isnan(x); }
+static __device__ __forceinline__ bool tmetal_isnan(__half x) { return __hisnan(x); }
+static __device__ __forceinline__ bool tmetal_isnan(__nv_bfloat16 x) { return __hisnan(x); }
+
+// Integer min/max as MSL's min/max: the arguments' own type.
+template <typename T>
+static __device__ __forceinline__ T tmetal_max(T a, T b) { return a > b ? a : b; }
+template <typename T>
+static __device__ __forceinline__ T tmetal_min(T a, T b) { return a < b ? a : b; }
+// Float min/max as MSL's fmin/fmax (IEEE maxNum: a NaN loses to a number).
+// 16-bit floats go through float, where the result is exact.
+static __device__ __forceinline__ float tmetal_fmax(float a, float b) { return fmaxf(a, b); }
+static __device__ __forceinline__ float tmetal_fmin(float a, float b) { return fminf(a, b); }
+static __device__ __forceinline__ double tmetal_fmax(double a, double b) { return fmax(a, b); }
+static __device__ __forceinline__ double tmetal_fmin(double a, double b) { return fmin(a, b); }
+static __device__ __forceinline__ __half tmetal_fmax(__half a, __half b) { return __half(fmaxf(float(a), float(b))); }
+static __device__ __forceinline__ __half tmetal_fmin(__half a, __half b) { return __half(fminf(float(a), float(b))); }
+static __device__ __forceinline__ __nv_bfloat16 tmetal_fmax(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return __nv_bfloat16(fmaxf(float(a), float(b)));
+}
+static __device__ __forceinline__ __nv_bfloat16 tmetal_fmin(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return __nv_bfloat16(fminf(float(a), float(b)));
+}
+
+// The high half of an unsigned product (MSL's mulhi).
+static __device__ __forceinline__ uint mulhi(uint a, uint b) { return __umulhi(a, b); }
+static __device__ __forceinline__ ulong mulhi(ulong a, ulong b) { return __umul64hi(a, b); }
+
+// Warp reductions (MSL's simd_sum, simd_max, ...): every lane gets the
+// result. Integers use the sm_80 reduction instructions; other types a
+// shuffle-xor butterfly, in which both partners of a step compute the same
+// sum (addition commutes), so every lane ends with the same bits.
+#define TMETAL_BUTTERFLY(T, NAME, COMBINE)                           \
+  static __device__ __forceinline__ T NAME(T x) {                    \
+    for (int m = 16; m >= 1; m /= 2) {                               \
+      T y = __shfl_xor_sync(0xffffffffu, x, m);                      \
+      x = COMBINE;                                                   \
+    }                                                                \
+    return x;                                                        \
+  }
+TMETAL_BUTTERFLY(float, tmetal_simd_sum, x + y)
+TMETAL_BUTTERFLY(float, tmetal_simd_product, x * y)
+TMETAL_BUTTERFLY(float, tmetal_simd_max, fmaxf(x, y))
+TMETAL_BUTTERFLY(float, tmetal_simd_min, fminf(x, y))
+TMETAL_BUTTERFLY(__half, tmetal_simd_sum, x + y)
+TMETAL_BUTTERFLY(__half, tmetal_simd_product, x * y)
+TMETAL_BUTTERFLY(__half, tmetal_simd_max, tmetal_fmax(x, y))
+TMETAL_BUTTERFLY(__half, tmetal_simd_min, tmetal_fmin(x, y))
+TMETAL_BUTTERFLY(int, tmetal_simd_product, x * y)
+#if __CUDA_ARCH__ >= 800
+static __device__ __forceinline__ int tmetal_simd_sum(int x) { return __reduce_add_sync(0xffffffffu, x); }
+static __device__ __forceinline__ int tmetal_simd_max(int x) { return __reduce_max_sync(0xffffffffu, x); }
+static __device__ __forceinline__ int tmetal_simd_min(int x) { return __reduce_min_sync(0xffffffffu, x); }
+static __device__ __forceinline__ int tmetal_simd_and(int x) { return int(__reduce_and_sync(0xffffffffu, uint(x))); }
+static __device__ __forceinline__ int tmetal_simd_or(int x) { return int(__reduce_or_sync(0xffffffffu, uint(x))); }
+static __device__ __forceinline__ int tmetal_simd_xor(int x) { return int(__reduce_xor_sync(0xffffffffu, uint(x))); }
+#else
+TMETAL_BUTTERFLY(int, tmetal_simd_sum, x + y)
+TMETAL_BUTTERFLY(int, tmetal_simd_max, tmetal_max(x, y))
+TMETAL_BUTTERFLY(int, tmetal_simd_min, tmetal_min(x, y))
+TMETAL_BUTTERFLY(int, tmetal_simd_and, x & y)
+TMETAL_BUTTERFLY(int, tmetal_simd_or, x | y)
+TMETAL_BUTTERFLY(int, tmetal_simd_xor, x ^ y)
+#endif
+#undef TMETAL_BUTTERFLY
+
+// Warp prefix sums and products (MSL's simd_prefix_inclusive_sum, ...):
+// Hillis-Steele over the lanes; the exclusive form is the inclusive one of
+// the lane before, with the identity in lane 0. Threadgroups are
+// one-dimensional, so the lane is threadIdx.x % 32.
+template <typename T, typename Combine>
+static __device__ __forceinline__ T tmetal_simd_prefix_inclusive(T x, Combine combine) {
+  const uint lane = threadIdx.x % 32u;
+  for (uint d = 1; d < 32u; d *= 2) {
+    T y = __shfl_up_sync(0xffffffffu, x, d);
+    if (lane >= d) x = combine(y, x);
+  }
+  return x;
+}
+template <typename T, typename Combine>
+static __device__ __forceinline__ T tmetal_simd_prefix_exclusive(T x, Combine combine, T identity) {
+  T inclusive = tmetal_simd_prefix_inclusive(x, combine);
+  T before = __shfl_up_sync(0xffffffffu, inclusive, 1);
+  return threadIdx.x % 32u == 0 ? identity : before;
+}
+struct tmetal_add { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
+struct tmetal_mul { template <typename T> __device__ T operator()(T a, T b) const { return a * b; } };
+template <typename T>
+static __device__ __forceinline__ T tmetal_simd_prefix_inclusive_sum(T x) { return tmetal_simd_prefix_inclusive(x, tmetal_add()); }
+template <typename T>
+static __device__ __forceinline__ T tmetal_simd_prefix_inclusive_product(T x) { return tmetal_simd_prefix_inclusive(x, tmetal_mul()); }
+template <typename T>
+static __device__ __forceinline__ T tmetal_simd_prefix_exclusive_sum(T x) { return tmetal_simd_prefix_exclusive(x, tmetal_add(), T(0)); }
+template <typename T>
+static __device__ __forceinline__ T tmetal_simd_prefix_exclusive_product(T x) { return tmetal_simd_prefix_exclusive(x, tmetal_mul(), T(1)); }
+)";
+}
+
+std::string CudaDialect::builtinAttribute(Builtin b) const {
+  switch (b) {
+    case Builtin::ProgramId: return "threadgroup_position_in_grid";
+    case Builtin::NumPrograms: return "threadgroups_per_grid";
+    case Builtin::ThreadIndex: return "thread_index_in_threadgroup";
+    case Builtin::LaneIndex: return "thread_index_in_simdgroup";
+    case Builtin::SimdGroupIndex: return "simdgroup_index_in_threadgroup";
+  }
+  return "?";
+}
+
+std::string CudaDialect::builtinType(Builtin b) const {
+  return b == Builtin::ProgramId || b == Builtin::NumPrograms ? "uint3" : "uint";
+}
+
+// Threadgroups are one-dimensional (blockDim = (threads, 1, 1)), so the
+// thread index is threadIdx.x and lanes and warps follow from it.
+std::string CudaDialect::builtinName(Builtin b) const {
+  switch (b) {
+    case Builtin::ProgramId: return "blockIdx";
+    case Builtin::NumPrograms: return "gridDim";
+    case Builtin::ThreadIndex: return "threadIdx.x";
+    case Builtin::LaneIndex: return "(threadIdx.x % 32u)";
+    case Builtin::SimdGroupIndex: return "(threadIdx.x / 32u)";
+  }
+  return "?";
+}
+
+std::string CudaDialect::programIdExpr(int axis) const { return std::string("int(blockIdx.") + axisName(axis) + ")"; }
+
+std::string CudaDialect::numProgramsExpr(int axis) const { return std::string("int(gridDim.") + axisName(axis) + ")"; }
+
+std::vector<std::string> CudaDialect::reservedNames() const {
+  // CUDA's builtin variables and the names filePrologue() defines or relies
+  // on, which a value named after a Triton variable must not shadow.
+  return {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "schar", "uchar", "ushort", "uint", "ulong",
+          "memcpy", "isnan", "mulhi", "fmaxf", "fminf", "fmax", "fmin", "expf", "exp2f", "logf", "log2f", "sqrtf",
+          "rsqrtf", "sinf", "cosf", "tanhf", "erff", "floorf", "ceilf", "fabsf", "fmaf", "fmod", "exp2", "log2",
+          "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil", "fabs", "fma", "atomicAdd", "atomicMax", "atomicMin",
+          "atomicAnd", "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "float2", "float4", "int2", "int4",
+          "char2", "char4", "short2", "short4", "longlong2"};
+}
+
+std::string CudaDialect::kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
+                                         const std::vector<Builtin>&) const {
+  std::string head = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threadsPerThreadgroup_) + ") " +
+                     name + "(";
+  std::string pad(head.size(), ' ');
+  std::string out = head;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const KernelParamDecl& p = params[i];
+    // No __restrict__: Triton callers may pass one buffer as two arguments
+    // (in-place updates), and the kernel cannot know.
+    std::string decl = p.type.isPointer() ? pointerType(p.type.pointee(), AddressSpace::Device) + " " + p.name
+                                          : scalarType(p.type.scalarKind()) + " " + p.name;
+    out += (i ? ",\n" + pad : "") + decl;
+  }
+  return out + ")";
+}
+
+std::string CudaDialect::scalarType(ScalarKind k) const {
+  switch (k) {
+    case ScalarKind::I8: return "schar";  // plain char's signedness depends on the host
+    case ScalarKind::F16: return "__half";
+    case ScalarKind::BF16: return "__nv_bfloat16";
+    default: return CEmitter::scalarType(k);
+  }
+}
+
+std::string CudaDialect::vectorType(ScalarKind k, int width) const {
+  std::string w = std::to_string(width);
+  switch (k) {
+    case ScalarKind::F32: return "float" + w;
+    case ScalarKind::I32: return "int" + w;
+    case ScalarKind::I16: return "short" + w;
+    case ScalarKind::I8: return "char" + w;  // CUDA's charN holds signed chars
+    case ScalarKind::I64: return "longlong" + w;
+    case ScalarKind::F64: return "double" + w;
+    case ScalarKind::F16: return "tmetal_half" + w;
+    case ScalarKind::BF16: return "tmetal_bfloat" + w;
+    case ScalarKind::I1: break;
+  }
+  throw CompileError("internal error: no CUDA vector type of " + std::string(ir::scalarName(k)));
+}
+
+std::string CudaDialect::addressSpace(AddressSpace space) const {
+  // CUDA pointers are generic; __shared__ qualifies declarations only.
+  (void)space;
+  return "";
+}
+
+std::string CudaDialect::pointerType(const ir::Type& pointee, AddressSpace) const {
+  return memoryElementType(pointee) + "*";
+}
+
+std::string CudaDialect::referenceParam(const std::string& type, const std::string& name) const {
+  return type + "& " + name;
+}
+
+std::string CudaDialect::convert(const std::string& expr, const std::string& toType) const {
+  return toType + "(" + expr + ")";
+}
+
+std::string CudaDialect::bitcast(const std::string& expr, const std::string& toType) const {
+  return "tmetal_bitcast<" + toType + ">(" + expr + ")";
+}
+
+bool CudaDialect::mathNeedsFloat(ScalarKind k) const { return k == ScalarKind::F16 || k == ScalarKind::BF16; }
+
+std::string CudaDialect::mathCall(MathFn fn, const std::vector<std::string>& args, ScalarKind k, bool fast) const {
+  auto call = [&](const std::string& f) {
+    std::string s = f + "(";
+    for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i];
+    return s + ")";
+  };
+  if (k == ScalarKind::F64) {
+    switch (fn) {
+      case MathFn::Exp: return call("exp");
+      case MathFn::Exp2: return call("exp2");
+      case MathFn::Log: return call("log");
+      case MathFn::Log2: return call("log2");
+      case MathFn::Sqrt: return call("sqrt");
+      case MathFn::Rsqrt: return call("rsqrt");
+      case MathFn::Sin: return call("sin");
+      case MathFn::Cos: return call("cos");
+      case MathFn::Tanh: return call("tanh");
+      case MathFn::Erf: return call("erf");
+      case MathFn::Floor: return call("floor");
+      case MathFn::Ceil: return call("ceil");
+      case MathFn::AbsF: return call("fabs");
+      case MathFn::Fma: return call("fma");
+      case MathFn::Div: return call("__ddiv_rn");
+    }
+  }
+  // Precise: CUDA's expf & co. are within a few ulps (sqrtf and division
+  // correctly rounded without -use_fast_math), as metal::precise is. Fast:
+  // the hardware approximations, as metal::fast.
+  switch (fn) {
+    case MathFn::Exp: return call(fast ? "__expf" : "expf");
+    case MathFn::Exp2: return call("exp2f");
+    case MathFn::Log: return call(fast ? "__logf" : "logf");
+    case MathFn::Log2: return call(fast ? "__log2f" : "log2f");
+    case MathFn::Sqrt: return call("sqrtf");
+    case MathFn::Rsqrt: return call("rsqrtf");
+    case MathFn::Sin: return call(fast ? "__sinf" : "sinf");
+    case MathFn::Cos: return call(fast ? "__cosf" : "cosf");
+    case MathFn::Tanh: return call("tanhf");
+    case MathFn::Erf: return call("erff");
+    case MathFn::Floor: return call("floorf");
+    case MathFn::Ceil: return call("ceilf");
+    case MathFn::AbsF: return call("fabsf");
+    case MathFn::Fma: return call("fmaf");
+    case MathFn::Div: return call(fast ? "__fdividef" : "__fdiv_rn");
+  }
+  return "?";
+}
+
+std::string CudaDialect::minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const {
+  return std::string(isFloat ? (isMax ? "tmetal_fmax" : "tmetal_fmin") : (isMax ? "tmetal_max" : "tmetal_min")) + "(" +
+         a + ", " + b + ")";
+}
+
+std::string CudaDialect::threadgroupArray(const std::string& elementType, const std::string& name,
+                                          int64_t count) const {
+  return "__shared__ " + elementType + " " + name + "[" + std::to_string(count) + "];";
+}
+
+std::string CudaDialect::vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace) const {
+  return "*reinterpret_cast<const " + vectorTypeName + "*>(" + ptr + ")";
+}
+
+std::string CudaDialect::vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace,
+                                     const std::vector<std::string>& components) const {
+  std::string v = vectorTypeName + "{";
+  for (size_t i = 0; i < components.size(); ++i) v += (i ? ", " : "") + components[i];
+  return "*reinterpret_cast<" + vectorTypeName + "*>(" + ptr + ") = " + v + "};";
+}
+
+std::string CudaDialect::vectorElement(const std::string& vec, int k) const {
+  static const char* names[] = {"x", "y", "z", "w"};
+  if (k < 4) return vec + "." + names[k];
+  throw CompileError("internal error: CUDA vectors have at most four components");
+}
+
+bool CudaDialect::hasSimdReduce(SimdOp op, ScalarKind k) const {
+  // The same set as Metal's simd_* functions, so that both targets lower a
+  // reduction the same way; filePrologue() defines each of them.
+  switch (op) {
+    case SimdOp::Sum:
+    case SimdOp::Product:
+    case SimdOp::Max:
+    case SimdOp::Min:
+      return k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::I32;
+    case SimdOp::And:
+    case SimdOp::Or:
+    case SimdOp::Xor:
+      return k == ScalarKind::I32;
+  }
+  return false;
+}
+
+std::string CudaDialect::simdReduce(SimdOp op, const std::string& x) const {
+  return std::string("tmetal_simd_") + simdOpName(op) + "(" + x + ")";
+}
+
+bool CudaDialect::hasSimdPrefix(SimdOp op, ScalarKind k) const {
+  return (op == SimdOp::Sum || op == SimdOp::Product) &&
+         (k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::I32);
+}
+
+std::string CudaDialect::simdPrefix(SimdOp op, const std::string& x, bool inclusive) const {
+  return std::string("tmetal_simd_prefix_") + (inclusive ? "inclusive_" : "exclusive_") + simdOpName(op) + "(" + x +
+         ")";
+}
+
+std::string CudaDialect::shuffle(const std::string& fn, const std::string& x, ScalarKind k,
+                                 const std::string& arg) const {
+  std::string call = [&] {
+    switch (k) {
+      case ScalarKind::I1:
+      case ScalarKind::I8:
+      case ScalarKind::I16: return fn + "(" + kFullWarp + ", int(" + x + "), " + arg + ")";
+      default: return fn + "(" + kFullWarp + ", " + x + ", " + arg + ")";
+    }
+  }();
+  switch (k) {
+    case ScalarKind::I1: return "(" + call + " != 0)";
+    case ScalarKind::I8:
+    case ScalarKind::I16: return scalarType(k) + "(" + call + ")";
+    default: return call;
+  }
+}
+
+std::string CudaDialect::simdShuffleXor(const std::string& x, ScalarKind k, const std::string& mask) const {
+  return shuffle("__shfl_xor_sync", x, k, mask);
+}
+
+std::string CudaDialect::simdShuffleUp(const std::string& x, ScalarKind k, const std::string& delta) const {
+  return shuffle("__shfl_up_sync", x, k, delta);
+}
+
+std::string CudaDialect::simdShuffleDown(const std::string& x, ScalarKind k, const std::string& delta) const {
+  return shuffle("__shfl_down_sync", x, k, delta);
+}
+
+std::string CudaDialect::simdBroadcast(const std::string& x, ScalarKind k, const std::string& lane) const {
+  return shuffle("__shfl_sync", x, k, lane);
+}
+
+bool CudaDialect::hasAtomic(AtomicOp op, ScalarKind k) const {
+  // Metal's set (CUDA has more, e.g. 64-bit adds): a kernel the CUDA target
+  // accepts must be one the Metal target accepts, and lowered the same way.
+  if (k == ScalarKind::I32) return op != AtomicOp::FAdd;
+  if (k == ScalarKind::F32) return op == AtomicOp::FAdd || op == AtomicOp::Exch;
+  return false;
+}
+
+std::string CudaDialect::atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ScalarKind k) const {
+  // CUDA's atomic* functions are relaxed and device-scoped, as the
+  // memory_order_relaxed device atomics of the Metal dialect.
+  (void)k;
+  switch (op) {
+    case AtomicOp::Add:
+    case AtomicOp::FAdd: return "atomicAdd(" + ptr + ", " + value + ")";
+    case AtomicOp::And: return "atomicAnd(" + ptr + ", " + value + ")";
+    case AtomicOp::Or: return "atomicOr(" + ptr + ", " + value + ")";
+    case AtomicOp::Xor: return "atomicXor(" + ptr + ", " + value + ")";
+    case AtomicOp::Max: return "atomicMax(" + ptr + ", " + value + ")";
+    case AtomicOp::Min: return "atomicMin(" + ptr + ", " + value + ")";
+    case AtomicOp::UMax: return "int(atomicMax(reinterpret_cast<uint*>(" + ptr + "), uint(" + value + ")))";
+    case AtomicOp::UMin: return "int(atomicMin(reinterpret_cast<uint*>(" + ptr + "), uint(" + value + ")))";
+    case AtomicOp::Exch: return "atomicExch(" + ptr + ", " + value + ")";
+  }
+  return "?";
+}
+
+std::string CudaDialect::atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,
+                                   ScalarKind k) const {
+  if (k == ScalarKind::F32) return "tmetal_atomic_cas_float(" + ptr + ", " + expected + ", " + desired + ")";
+  return "atomicCAS(" + ptr + ", " + expected + ", " + desired + ")";
+}
+
+std::string CudaDialect::atomicHelpers() const {
+  return R"(// Floats compare and swap their bits, as Triton's cmpxchg does.
+static __device__ __forceinline__ float tmetal_atomic_cas_float(float* p, float expected, float desired) {
+  return __int_as_float(atomicCAS(reinterpret_cast<int*>(p), __float_as_int(expected), __float_as_int(desired)));
+}
+)";
+}
+
+}  // namespace tmetal::codegen

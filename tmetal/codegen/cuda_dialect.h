@@ -1,0 +1,90 @@
+// The CUDA C++ dialect of the C-like emitter. It exists to measure tmetal's
+// layouts and reduction strategies on a real GPU (NVIDIA), not as a product:
+// the kernel is lowered exactly as for Metal (same layouts, same SIMD-group
+// and threadgroup-memory steps), and only the spelling differs:
+//   SIMD group         -> warp (32 lanes): __shfl_*_sync shuffles, reductions
+//                         by __reduce_*_sync where the hardware has them for
+//                         the type, by a shuffle-xor butterfly otherwise
+//   threadgroup memory -> __shared__ arrays; threadgroup_barrier -> __syncthreads()
+//   device T* buffers  -> plain T* parameters; scalars by value (not constant T&)
+//   builtins           -> blockIdx / gridDim / threadIdx (not parameters)
+//   half, bfloat       -> __half, __nv_bfloat16 (cuda_fp16.h, cuda_bf16.h)
+//   metal::precise     -> CUDA's IEEE math (expf, ...; compile without -use_fast_math)
+//   atomic_*_explicit  -> atomicAdd, atomicMax, atomicCAS, ... (relaxed, as in Metal)
+// Helpers the spellings rely on (tmetal_* functions, vector types of 16-bit
+// floats, the MSL-style short type names the lowering uses such as `uint`)
+// are defined in filePrologue().
+#pragma once
+
+#include "tmetal/codegen/c_emitter.h"
+
+namespace tmetal::codegen {
+
+class CudaDialect : public CEmitter {
+ public:
+  // `threadsPerThreadgroup` becomes the kernel's __launch_bounds__, which
+  // lets the compiler budget registers for the block size actually launched.
+  explicit CudaDialect(int threadsPerThreadgroup) : threadsPerThreadgroup_(threadsPerThreadgroup) {}
+
+  std::string targetName() const override { return "cuda"; }
+  std::string filePrologue() const override;
+  std::string helperQualifier() const override { return "static __device__ __forceinline__"; }
+  std::string kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
+                              const std::vector<Builtin>& builtins) const override;
+  // The metadata keeps the MSL attribute names (kernel_abi.h): they say which
+  // builtins the kernel reads. In CUDA they are not parameters.
+  std::string builtinAttribute(Builtin b) const override;
+  std::string builtinType(Builtin b) const override;
+  std::string builtinName(Builtin b) const override;
+  std::string programIdExpr(int axis) const override;
+  std::string numProgramsExpr(int axis) const override;
+  std::vector<std::string> reservedNames() const override;
+
+  std::string scalarType(ir::ScalarKind k) const override;
+  std::string vectorType(ir::ScalarKind k, int width) const override;
+  std::string addressSpace(AddressSpace space) const override;
+  std::string pointerType(const ir::Type& pointee, AddressSpace space) const override;
+  std::string referenceParam(const std::string& type, const std::string& name) const override;
+
+  std::string infinity() const override { return "TMETAL_INFINITY"; }
+  std::string quietNan() const override { return "TMETAL_NAN"; }
+  std::string convert(const std::string& expr, const std::string& toType) const override;
+  std::string bitcast(const std::string& expr, const std::string& toType) const override;
+  std::string isNan(const std::string& expr) const override { return "tmetal_isnan(" + expr + ")"; }
+
+  bool mathNeedsFloat(ir::ScalarKind k) const override;
+  std::string mathCall(MathFn fn, const std::vector<std::string>& args, ir::ScalarKind k, bool fast) const override;
+  std::string minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const override;
+  std::string mathHelpers(const std::vector<MathFn>& used) const override { return ""; }  // CUDA has erff
+
+  std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
+  std::string barrier() const override { return "__syncthreads();"; }
+  std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
+  std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
+                          const std::vector<std::string>& components) const override;
+  std::string vectorElement(const std::string& vec, int k) const override;
+
+  bool hasSimdReduce(SimdOp op, ir::ScalarKind k) const override;
+  std::string simdReduce(SimdOp op, const std::string& x) const override;
+  bool hasSimdPrefix(SimdOp op, ir::ScalarKind k) const override;
+  std::string simdPrefix(SimdOp op, const std::string& x, bool inclusive) const override;
+  std::string simdShuffleXor(const std::string& x, ir::ScalarKind k, const std::string& mask) const override;
+  std::string simdShuffleUp(const std::string& x, ir::ScalarKind k, const std::string& delta) const override;
+  std::string simdShuffleDown(const std::string& x, ir::ScalarKind k, const std::string& delta) const override;
+  std::string simdBroadcast(const std::string& x, ir::ScalarKind k, const std::string& lane) const override;
+
+  bool hasAtomic(AtomicOp op, ir::ScalarKind k) const override;
+  std::string atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ir::ScalarKind k) const override;
+  std::string atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,
+                        ir::ScalarKind k) const override;
+  std::string atomicHelpers() const override;
+
+ private:
+  // Any __shfl_*_sync on a value of kind k: types CUDA does not shuffle
+  // (bool, 8- and 16-bit integers) travel as an int.
+  std::string shuffle(const std::string& fn, const std::string& x, ir::ScalarKind k, const std::string& arg) const;
+
+  int threadsPerThreadgroup_;
+};
+
+}  // namespace tmetal::codegen
