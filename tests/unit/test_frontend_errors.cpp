@@ -46,15 +46,17 @@ TEST(FrontendErrors, UndefinedAndRedefinedValues) {
   EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = arith.addi %a#1, %a : i32")),
             "bad.ttir:3:21: error: result #1 of '%a' does not exist ('%a' names 1 result(s))");
   // A value of one region is not visible in its sibling.
-  EXPECT_EQ(errorOf(kernel("%c: i1", "    scf.if %c {\n      %x = arith.addi %c, %c : i1\n    } else {\n"
-                                     "      %y = arith.addi %x, %x : i1\n    }")),
+  EXPECT_EQ(errorOf(kernel("%c: i1",
+                           "    scf.if %c {\n      %x = arith.addi %c, %c : i1\n    } else {\n"
+                           "      %y = arith.addi %x, %x : i1\n    }")),
             "bad.ttir:6:23: error: use of undefined value '%x'");
 }
 
 TEST(FrontendErrors, TypeMismatchBetweenValueAndText) {
   EXPECT_EQ(errorOf(kernel("%a: i32, %f: f32", "    %0 = arith.addi %a, %f : i32")),
             "bad.ttir:3:25: error: type mismatch: '%f' has type 'f32' but is used here as 'i32'");
-  EXPECT_EQ(errorOf(kernel("%p: tensor<4x!tt.ptr<f32>>, %m: tensor<4xi32>", "    %0 = tt.load %p, %m : tensor<4x!tt.ptr<f32>>")),
+  EXPECT_EQ(errorOf(kernel("%p: tensor<4x!tt.ptr<f32>>, %m: tensor<4xi32>",
+                           "    %0 = tt.load %p, %m : tensor<4x!tt.ptr<f32>>")),
             "bad.ttir:3:22: error: type mismatch: '%m' has type 'tensor<4xi32>' but is used here as 'tensor<4xi1>'");
   EXPECT_EQ(errorOf(kernel("%a: i32", "    %0 = tt.load %a : i32")),
             "bad.ttir:3:23: error: 'tt.load' needs a pointer or a tensor of pointers, found 'i32'");
@@ -154,8 +156,9 @@ TEST(FrontendErrors, NestingIsBounded) {
 
   std::string deepRegions = "module {\n  tt.func public @k(%c: i1) {\n";
   for (int i = 0; i < 300; ++i) deepRegions += "scf.if %c {\n";
-  EXPECT_EQ(errorOf(deepRegions), "bad.ttir:130:11: error: nesting too deep: regions, types, attributes and locations "
-                                  "may nest at most 128 levels");
+  EXPECT_EQ(errorOf(deepRegions),
+            "bad.ttir:130:11: error: nesting too deep: regions, types, attributes and locations "
+            "may nest at most 128 levels");
 
   // A chain of aliases, each named around the next: the expanded location
   // would nest 1000 deep.
@@ -175,8 +178,8 @@ TEST(FrontendErrors, NestingIsBounded) {
 
   // Aliases that only name the next alias add no depth but do recurse.
   std::string forward;
-  for (int i = 0; i < 1000; ++i)
-    forward += "#loc" + std::to_string(i) + " = loc(#loc" + std::to_string(i + 1) + ")\n";
+  for (int i = 0; i < 1000; ++i) forward += "#loc" + std::to_string(i) + " = loc(#loc" + std::to_string(i + 1) + ")\n";
   forward += "#loc1000 = loc(\"f.py\":1:1)\nmodule {\n} loc(#loc0)\n";
-  EXPECT_EQ(errorOf(forward), "bad.ttir:257:11: error: location nests too deep (more than 512 levels of parts and aliases)");
+  EXPECT_EQ(errorOf(forward),
+            "bad.ttir:257:11: error: location nests too deep (more than 512 levels of parts and aliases)");
 }

@@ -119,7 +119,7 @@ TEST(FrontendPrinter, SpellsFloatsAsMlirDoes) {
 TEST(FrontendPrinter, ConvertsFloatBitsExactly) {
   EXPECT_EQ(floatToBits(1.0, ScalarKind::F16), 0x3C00u);
   EXPECT_EQ(floatToBits(1.0, ScalarKind::BF16), 0x3F80u);
-  EXPECT_EQ(floatToBits(65520.0, ScalarKind::F16), 0x7C00u);          // rounds up to infinity
+  EXPECT_EQ(floatToBits(65520.0, ScalarKind::F16), 0x7C00u);               // rounds up to infinity
   EXPECT_EQ(floatToBits(std::ldexp(1.0, -24), ScalarKind::F16), 0x0001u);  // smallest subnormal
   EXPECT_EQ(floatToBits(std::ldexp(1.0, -25), ScalarKind::F16), 0x0000u);  // a tie rounds to even
   EXPECT_EQ(floatFromBits(0x0001, ScalarKind::F16), std::ldexp(1.0, -24));

@@ -83,9 +83,10 @@ TEST(FrontendVerifier, ShapeRules) {
 }
 
 TEST(FrontendVerifier, PointerRules) {
-  EXPECT_EQ(verifyError("%p: !tt.ptr<f32>, %o: tensor<4xi32>", "    %0 = tt.addptr %p, %o : !tt.ptr<f32>, tensor<4xi32>"),
-            "bad.ttir:3:5: error: 'tt.addptr': pointer '!tt.ptr<f32>' and offset 'tensor<4xi32>' must have the same "
-            "shape");
+  EXPECT_EQ(
+      verifyError("%p: !tt.ptr<f32>, %o: tensor<4xi32>", "    %0 = tt.addptr %p, %o : !tt.ptr<f32>, tensor<4xi32>"),
+      "bad.ttir:3:5: error: 'tt.addptr': pointer '!tt.ptr<f32>' and offset 'tensor<4xi32>' must have the same "
+      "shape");
   EXPECT_EQ(verifyError("%p: tensor<4x!tt.ptr<f32>>, %m: tensor<8xi1>",
                         "    %0 = \"tt.load\"(%p, %m) : (tensor<4x!tt.ptr<f32>>, tensor<8xi1>) -> tensor<4xf32>"),
             "bad.ttir:3:5: error: 'tt.load': the mask must have type 'tensor<4xi1>', found 'tensor<8xi1>'");

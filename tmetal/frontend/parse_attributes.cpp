@@ -68,11 +68,8 @@ ir::Attribute TtirParser::parseAttribute() {
       return parseNumber(t, true, nullptr);
     }
     case TokenKind::Integer:
-    case TokenKind::Float:
-      return parseNumber(t, false, nullptr);
-    case TokenKind::String:
-      consume();
-      return ir::Attribute::string(Lexer::decodeString(t));
+    case TokenKind::Float: return parseNumber(t, false, nullptr);
+    case TokenKind::String: consume(); return ir::Attribute::string(Lexer::decodeString(t));
     case TokenKind::SymbolRef: {
       consume();
       std::string_view name = t.text.substr(1);
@@ -90,17 +87,14 @@ ir::Attribute TtirParser::parseAttribute() {
       }
       return ir::Attribute::array(std::move(elements));
     }
-    case TokenKind::BangIdent:
-      return ir::Attribute::type(parseType());
+    case TokenKind::BangIdent: return ir::Attribute::type(parseType());
     case TokenKind::HashIdent:
-      failAt(t, "unsupported attribute " + t.describe() + ": dialect attributes and attribute aliases are not "
-                "supported in TTIR");
-    case TokenKind::LBrace:
-      failAt(t, "dictionary attributes are not supported");
-    case TokenKind::BareIdent:
-      break;
-    default:
-      failExpected("an attribute value");
+      failAt(t, "unsupported attribute " + t.describe() +
+                    ": dialect attributes and attribute aliases are not "
+                    "supported in TTIR");
+    case TokenKind::LBrace: failAt(t, "dictionary attributes are not supported");
+    case TokenKind::BareIdent: break;
+    default: failExpected("an attribute value");
   }
   if (t.text == "true" || t.text == "false") {
     consume();
@@ -157,8 +151,8 @@ ir::Attribute TtirParser::parseFloatLiteral(const Token& token, bool negative, c
   const ir::ScalarKind kind = type.scalarKind();
   if (token.is(TokenKind::Integer)) {
     if (!isHexLiteral(token))
-      failAt(token, "expected a float literal like 1.0 for type '" + type.str() + "', found the integer " +
-                        token.describe());
+      failAt(token,
+             "expected a float literal like 1.0 for type '" + type.str() + "', found the integer " + token.describe());
     // Hexadecimal: the bit pattern (how MLIR writes infinities and NaNs).
     if (negative) failAt(token, "a float's bit pattern cannot be negated; write the sign bit into it");
     const int bits = type.bitWidth();
@@ -179,16 +173,14 @@ ir::Attribute TtirParser::parseScalarElement(const Token& token, bool negative, 
     return ir::Attribute::boolean(token.text == "true");
   }
   if (elementType.isFloat()) return parseFloatLiteral(token, negative, elementType);
-  if (token.is(TokenKind::Float))
-    failAt(token, "a float literal is not a value of type '" + elementType.str() + "'");
+  if (token.is(TokenKind::Float)) failAt(token, "a float literal is not a value of type '" + elementType.str() + "'");
   return parseIntegerLiteral(token, negative, elementType);
 }
 
 ir::Attribute TtirParser::parseDenseElements() {
   Token keyword = consume();  // dense
   expect(TokenKind::Less, "after 'dense'");
-  if (tok_.is(TokenKind::String))
-    failAt(tok_, "hex-encoded dense constants (dense<\"0x...\">) are not supported");
+  if (tok_.is(TokenKind::String)) failAt(tok_, "hex-encoded dense constants (dense<\"0x...\">) are not supported");
   // Elements are kept as tokens until the type after '>' says what they are.
   std::vector<Token> scalars;
   std::vector<bool> negatives;
@@ -226,7 +218,8 @@ ir::Attribute TtirParser::parseDenseElements() {
         stack.pop_back();
         size_t depth = stack.size();
         if (listShape.size() <= depth) listShape.resize(depth + 1, -1);
-        if (listShape[depth] == -1) listShape[depth] = level.count;
+        if (listShape[depth] == -1)
+          listShape[depth] = level.count;
         else if (listShape[depth] != level.count)
           failAt(level.open, "the nested lists of a dense literal must all have the same length at each depth");
         if (!stack.empty()) afterElement();
@@ -269,8 +262,7 @@ ir::Attribute TtirParser::parseDenseElements() {
   }
   std::vector<ir::Attribute> elements;
   elements.reserve(scalars.size());
-  for (size_t i = 0; i < scalars.size(); ++i)
-    elements.push_back(parseScalarElement(scalars[i], negatives[i], element));
+  for (size_t i = 0; i < scalars.size(); ++i) elements.push_back(parseScalarElement(scalars[i], negatives[i], element));
   return ir::Attribute::dense(std::move(elements), type);
 }
 

@@ -97,8 +97,8 @@ TtirParser::LocationTree TtirParser::checkedLocation(LocationTree tree, size_t o
   if (tree.depth > kMaxNesting)
     failAt(offset, "location nests too deep (more than " + std::to_string(kMaxNesting) + " levels, aliases expanded)");
   if (tree.parts > kMaxLocationParts)
-    failAt(offset, "location is too large (more than " + std::to_string(kMaxLocationParts) +
-                       " parts, aliases expanded)");
+    failAt(offset,
+           "location is too large (more than " + std::to_string(kMaxLocationParts) + " parts, aliases expanded)");
   return tree;
 }
 

@@ -65,8 +65,7 @@ void TtirParser::parseFunction() {
   if (!consumeIf(TokenKind::RParen)) {
     while (true) {
       if (!tok_.is(TokenKind::ValueId)) {
-        if (atTypeStart())
-          failAt(tok_, "function declarations (arguments without names, no body) are not supported");
+        if (atTypeStart()) failAt(tok_, "function declarations (arguments without names, no body) are not supported");
         failExpected("an argument like '%x: i32'");
       }
       Token argName = consume();
@@ -149,9 +148,8 @@ ir::Value* TtirParser::addBlockArgument(ir::Block* block, const Token& nameToken
 void TtirParser::addImplicitYield(PendingOp& op, ir::Block* block) {
   // MLIR leaves out an scf.yield without values; put it back.
   if (block->terminator() && block->terminator()->kind() == ir::OpKind::ScfYield) return;
-  ir::Operation* yield =
-      block->append(std::make_unique<ir::Operation>("scf.yield", std::vector<ir::Value*>{}, std::vector<ir::Type>{},
-                                                    ir::AttrList{}, ir::Location()));
+  ir::Operation* yield = block->append(std::make_unique<ir::Operation>(
+      "scf.yield", std::vector<ir::Value*>{}, std::vector<ir::Type>{}, ir::AttrList{}, ir::Location()));
   op.implicitTerminators.push_back(yield);
 }
 
@@ -234,8 +232,8 @@ std::unique_ptr<ir::Operation> TtirParser::parseGenericOp(PendingOp& op) {
     expect(TokenKind::Greater, "to close the properties '<{...}>'");
   }
   // Result types come last; until then the results are typeless.
-  auto parsed = std::make_unique<ir::Operation>(op.name, std::move(operands),
-                                                std::vector<ir::Type>(op.numResults), ir::AttrList{}, ir::Location());
+  auto parsed = std::make_unique<ir::Operation>(op.name, std::move(operands), std::vector<ir::Type>(op.numResults),
+                                                ir::AttrList{}, ir::Location());
   if (tok_.is(TokenKind::LParen)) {
     consume();
     while (true) {

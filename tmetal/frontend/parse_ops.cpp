@@ -46,8 +46,7 @@ std::unique_ptr<ir::Operation> TtirParser::parsePrettyOp(PendingOp& op) {
   failAt(op.nameToken, "'" + op.name + "' is only allowed at module level");
 }
 
-void TtirParser::expectOperandCount(const PendingOp& op, const std::vector<OperandRef>& refs, size_t min,
-                                    size_t max) {
+void TtirParser::expectOperandCount(const PendingOp& op, const std::vector<OperandRef>& refs, size_t min, size_t max) {
   if (refs.size() >= min && refs.size() <= max) return;
   std::string expected = min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
   failAt(op.nameToken, "'" + op.name + "' takes " + expected + " operand(s), found " + std::to_string(refs.size()));
@@ -59,8 +58,7 @@ std::vector<ir::Value*> TtirParser::resolveAll(const std::vector<OperandRef>& re
   return values;
 }
 
-void TtirParser::parseOptionalFlagsKeyword(std::string_view keyword, const std::string& attrName,
-                                           ir::AttrList& attrs) {
+void TtirParser::parseOptionalFlagsKeyword(std::string_view keyword, const std::string& attrName, ir::AttrList& attrs) {
   if (!tok_.isKeyword(keyword)) return;
   Token start = consume();
   expect(TokenKind::Less, "after '" + std::string(keyword) + "'");
@@ -210,8 +208,10 @@ std::unique_ptr<ir::Operation> TtirParser::parseAddPtr(PendingOp& op) {
 
 std::unique_ptr<ir::Operation> TtirParser::parseLoadStore(PendingOp& op, bool isLoad) {
   std::vector<OperandRef> refs = parseOperandRefs();
-  if (isLoad) expectOperandCount(op, refs, 1, 3);
-  else expectOperandCount(op, refs, 2, 3);
+  if (isLoad)
+    expectOperandCount(op, refs, 1, 3);
+  else
+    expectOperandCount(op, refs, 2, 3);
   ir::AttrList attrs;
   // Triton prints these two in either order, each at most once.
   while (tok_.isKeyword("cacheModifier") || tok_.isKeyword("evictionPolicy")) {
@@ -228,7 +228,8 @@ std::unique_ptr<ir::Operation> TtirParser::parseLoadStore(PendingOp& op, bool is
   if (!ir::loadedType(pointer, loaded))
     failAt(typeOffset, "'" + op.name + "' needs a pointer or a tensor of pointers, found '" + pointer.str() + "'");
   Type mask = loaded.withElement(Type::i1());
-  std::vector<Type> types = isLoad ? std::vector<Type>{pointer, mask, loaded} : std::vector<Type>{pointer, loaded, mask};
+  std::vector<Type> types =
+      isLoad ? std::vector<Type>{pointer, mask, loaded} : std::vector<Type>{pointer, loaded, mask};
   types.resize(refs.size());
   std::vector<Type> results;
   if (isLoad) results.push_back(loaded);
@@ -247,8 +248,10 @@ std::unique_ptr<ir::Operation> TtirParser::parseAtomic(PendingOp& op, bool isRmw
   attrs.set("scope", ir::Attribute::symbol(parseEnumKeyword("as the memory scope (gpu, cta, sys)")));
   expect(TokenKind::Comma, "after the memory scope");
   std::vector<OperandRef> refs = parseOperandRefs();
-  if (isRmw) expectOperandCount(op, refs, 2, 3);
-  else expectOperandCount(op, refs, 3, 3);
+  if (isRmw)
+    expectOperandCount(op, refs, 2, 3);
+  else
+    expectOperandCount(op, refs, 3, 3);
   parseOptionalAttrDict(attrs);
   Token colon = expect(TokenKind::Colon, "before the op's function type");
   FunctionType type = parseFunctionType();
@@ -337,8 +340,8 @@ std::unique_ptr<ir::Operation> TtirParser::parseCall(PendingOp& op) {
   Token callee = expect(TokenKind::SymbolRef, "as the called function");
   std::string_view raw = callee.text.substr(1);
   ir::AttrList attrs;
-  attrs.set("callee", ir::Attribute::symbol(raw.size() && raw[0] == '"' ? Lexer::decodeString(callee)
-                                                                         : std::string(raw)));
+  attrs.set("callee",
+            ir::Attribute::symbol(raw.size() && raw[0] == '"' ? Lexer::decodeString(callee) : std::string(raw)));
   expect(TokenKind::LParen, "to open the call's arguments");
   std::vector<OperandRef> refs = parseOptionalOperandRefs();
   expect(TokenKind::RParen, "to close the call's arguments");
@@ -377,8 +380,8 @@ std::unique_ptr<ir::Operation> TtirParser::parsePrint(PendingOp& op) {
     Token colon = expect(TokenKind::Colon, "before the types of the printed values");
     types = parseTypeList();
     if (types.size() != refs.size())
-      failAt(colon, "'tt.print' has " + std::to_string(refs.size()) + " value(s) but " +
-                        std::to_string(types.size()) + " type(s)");
+      failAt(colon, "'tt.print' has " + std::to_string(refs.size()) + " value(s) but " + std::to_string(types.size()) +
+                        " type(s)");
   }
   return makeOp(op, resolveAll(refs, types), {}, std::move(attrs));
 }

@@ -28,8 +28,9 @@ ir::Type TtirParser::parseType() {
     }
     if (t.text == "tensor") return parseTensorType(consume());
     if (t.text == "index")
-      failAt(t, "unsupported type 'index': tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, f64, "
-                "pointers and tensors of them");
+      failAt(t,
+             "unsupported type 'index': tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, f64, "
+             "pointers and tensors of them");
     failAt(t, "unsupported type " + t.describe() +
                   ": tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, f64, pointers and tensors of them");
   }

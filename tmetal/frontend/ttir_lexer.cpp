@@ -133,8 +133,7 @@ Token Lexer::lex() {
         fail(start, "expected a dialect type name after '!'");
       while (pos_ < source_.size() && ir::isBareIdentChar(source_[pos_])) ++pos_;
       return make(TokenKind::BangIdent, start);
-    default:
-      break;
+    default: break;
   }
   if (isDigit(c)) return lexNumber(start);
   if (ir::isBareIdentStart(c)) return lexBareIdent(start);
@@ -152,7 +151,7 @@ Token Lexer::lexSuffixId(TokenKind kind, size_t start) {
     return make(kind, start);
   }
   if (pos_ >= source_.size() || !ir::isSuffixIdChar(source_[pos_])) {
-    const char* what = kind == TokenKind::ValueId ? "a value name after '%'"
+    const char* what = kind == TokenKind::ValueId   ? "a value name after '%'"
                        : kind == TokenKind::BlockId ? "a block name after '^'"
                                                     : "an alias name after '#'";
     fail(start, std::string("expected ") + what);
@@ -215,9 +214,12 @@ std::string Lexer::decodeString(const Token& token) {
       continue;
     }
     char e = body[++i];
-    if (e == 'n') out += '\n';
-    else if (e == 't') out += '\t';
-    else if (e == '"' || e == '\\') out += e;
+    if (e == 'n')
+      out += '\n';
+    else if (e == 't')
+      out += '\t';
+    else if (e == '"' || e == '\\')
+      out += e;
     else {
       out += static_cast<char>(hexValue(e) * 16 + hexValue(body[i + 1]));
       ++i;

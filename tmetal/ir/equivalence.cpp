@@ -52,8 +52,7 @@ class Comparer {
 
   void value(const Value* a, const Value* b, const std::string& what) {
     if (a->type() != b->type()) differ(what + " has type '" + a->type().str() + "' vs '" + b->type().str() + "'");
-    if (options_.names && a->name() != b->name())
-      differ(what + " is named '" + a->name() + "' vs '" + b->name() + "'");
+    if (options_.names && a->name() != b->name()) differ(what + " is named '" + a->name() + "' vs '" + b->name() + "'");
     map_[a] = b;
   }
 

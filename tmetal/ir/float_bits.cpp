@@ -84,11 +84,9 @@ double widen(uint64_t bits, FloatFormat f) {
     uint64_t out = (uint64_t{negative} << 63) | (uint64_t{0x7ff} << 52) | (mantissa << (52 - f.mantissaBits));
     return bitsToDouble(out);
   }
-  double magnitude =
-      exponentField == 0
-          ? std::ldexp(static_cast<double>(mantissa), 1 - bias - f.mantissaBits)
-          : std::ldexp(static_cast<double>(mantissa | (uint64_t{1} << f.mantissaBits)),
-                       exponentField - bias - f.mantissaBits);
+  double magnitude = exponentField == 0 ? std::ldexp(static_cast<double>(mantissa), 1 - bias - f.mantissaBits)
+                                        : std::ldexp(static_cast<double>(mantissa | (uint64_t{1} << f.mantissaBits)),
+                                                     exponentField - bias - f.mantissaBits);
   return negative ? -magnitude : magnitude;
 }
 
@@ -177,8 +175,10 @@ std::string apfloatText(double value, unsigned precision, unsigned maxPadding, b
     exp += n - 1;
     out += d.digits[0];
     out += '.';
-    if (n == 1 && truncateZero) out += '0';
-    else out += d.digits.substr(1);
+    if (n == 1 && truncateZero)
+      out += '0';
+    else
+      out += d.digits.substr(1);
     if (!truncateZero && static_cast<int>(precision) > n - 1) out += std::string(precision - n + 1, '0');
     out += truncateZero ? 'E' : 'e';
     out += exp >= 0 ? '+' : '-';

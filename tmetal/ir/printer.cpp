@@ -317,10 +317,14 @@ bool Printer::pretty(const Operation& op, int level) {
       out_ += op.name() + " " + allUses(op);
       if (fastmath) out_ += " fastmath<" + fastmath->asString() + ">";
       if (overflow) out_ += " overflow<" + overflow->asString() + ">";
-      if (fastmath && overflow) attrDict(op.attrs(), {"fastmath", "overflowFlags"});
-      else if (fastmath) attrDict(op.attrs(), {"fastmath"});
-      else if (overflow) attrDict(op.attrs(), {"overflowFlags"});
-      else attrDict(op.attrs(), {});
+      if (fastmath && overflow)
+        attrDict(op.attrs(), {"fastmath", "overflowFlags"});
+      else if (fastmath)
+        attrDict(op.attrs(), {"fastmath"});
+      else if (overflow)
+        attrDict(op.attrs(), {"overflowFlags"});
+      else
+        attrDict(op.attrs(), {});
       out_ += " : " + r(0).str();
       return true;
     }
@@ -331,8 +335,10 @@ bool Printer::pretty(const Operation& op, int level) {
       const Attribute* fastmath = flags(op, "fastmath");
       out_ += op.name() + " " + predicate->asString() + ", " + allUses(op);
       if (fastmath) out_ += " fastmath<" + fastmath->asString() + ">";
-      if (fastmath) attrDict(op.attrs(), {"predicate", "fastmath"});
-      else attrDict(op.attrs(), {"predicate"});
+      if (fastmath)
+        attrDict(op.attrs(), {"predicate", "fastmath"});
+      else
+        attrDict(op.attrs(), {"predicate"});
       out_ += " : " + t(0).str();
       return true;
     }
@@ -368,10 +374,14 @@ bool Printer::pretty(const Operation& op, int level) {
         const bool allowReorder = isUnit(op, "allow_reorder"), efficient = isUnit(op, "efficient_layout");
         if (allowReorder) out_ += " allow_reorder";
         if (efficient) out_ += " efficient_layout";
-        if (allowReorder && efficient) attrDict(op.attrs(), {"allow_reorder", "efficient_layout"});
-        else if (allowReorder) attrDict(op.attrs(), {"allow_reorder"});
-        else if (efficient) attrDict(op.attrs(), {"efficient_layout"});
-        else attrDict(op.attrs(), {});
+        if (allowReorder && efficient)
+          attrDict(op.attrs(), {"allow_reorder", "efficient_layout"});
+        else if (allowReorder)
+          attrDict(op.attrs(), {"allow_reorder"});
+        else if (efficient)
+          attrDict(op.attrs(), {"efficient_layout"});
+        else
+          attrDict(op.attrs(), {});
       } else if (syntax == OpSyntax::FpToFp) {
         const Attribute* rounding = keyword(op, "rounding");
         if (rounding) {
@@ -427,10 +437,14 @@ bool Printer::pretty(const Operation& op, int level) {
       out_ += op.name() + " " + allUses(op);
       if (cache) out_ += " cacheModifier = " + cache->asString();
       if (evict) out_ += " evictionPolicy = " + evict->asString();
-      if (cache && evict) attrDict(op.attrs(), {"cache", "evict"});
-      else if (cache) attrDict(op.attrs(), {"cache"});
-      else if (evict) attrDict(op.attrs(), {"evict"});
-      else attrDict(op.attrs(), {});
+      if (cache && evict)
+        attrDict(op.attrs(), {"cache", "evict"});
+      else if (cache)
+        attrDict(op.attrs(), {"cache"});
+      else if (evict)
+        attrDict(op.attrs(), {"evict"});
+      else
+        attrDict(op.attrs(), {});
       out_ += " : " + t(0).str();
       return true;
     }
@@ -444,8 +458,10 @@ bool Printer::pretty(const Operation& op, int level) {
       if (isRmw ? (n < 2 || n > 3) : n != 3) return false;
       out_ += op.name() + " " + (isRmw ? rmw->asString() + ", " : "") + sem->asString() + ", " + scope->asString() +
               ", " + allUses(op);
-      if (isRmw) attrDict(op.attrs(), {"atomic_rmw_op", "sem", "scope"});
-      else attrDict(op.attrs(), {"sem", "scope"});
+      if (isRmw)
+        attrDict(op.attrs(), {"atomic_rmw_op", "sem", "scope"});
+      else
+        attrDict(op.attrs(), {"sem", "scope"});
       out_ += " : (" + typeList(operandTypes(op)) + ") -> " + r(0).str();
       return true;
     }
@@ -466,7 +482,8 @@ bool Printer::pretty(const Operation& op, int level) {
       if (n < 1 || (n - 1) % 3 != 0 || op.numResults() != 1 || !r(0).isBlockPointer()) return false;
       const size_t rank = (n - 1) / 3;
       if (t(0) != Type::pointer(r(0).pointee().element(), r(0).addressSpace()) ||
-          !allOperandsHaveType(op, 1, 1 + 2 * rank, Type::i64()) || !allOperandsHaveType(op, 1 + 2 * rank, n, Type::i32()))
+          !allOperandsHaveType(op, 1, 1 + 2 * rank, Type::i64()) ||
+          !allOperandsHaveType(op, 1 + 2 * rank, n, Type::i32()))
         return false;
       out_ += writtenOpName(op) + " " + use(op.operand(0)) + ", [" + uses(op, 1, 1 + rank) + "], [" +
               uses(op, 1 + rank, 1 + 2 * rank) + "], [" + uses(op, 1 + 2 * rank, n) + "]";
@@ -487,7 +504,8 @@ bool Printer::pretty(const Operation& op, int level) {
       out_ += op.name() + (n ? " " + allUses(op) : "");
       attrDict(op.attrs(), {});
       std::vector<Type> results = resultTypesOf(op);
-      out_ += " : (" + typeList(operandTypes(op)) + ") -> " + (results.size() == 1 ? results[0].str() : "(" + typeList(results) + ")");
+      out_ += " : (" + typeList(operandTypes(op)) + ") -> " +
+              (results.size() == 1 ? results[0].str() : "(" + typeList(results) + ")");
       return true;
     }
     case OpSyntax::Call: {
@@ -497,7 +515,8 @@ bool Printer::pretty(const Operation& op, int level) {
       out_ += op.name() + " " + symbolRef(callee->asString()) + "(" + allUses(op) + ")";
       attrDict(op.attrs(), {"callee"});
       std::vector<Type> results = resultTypesOf(op);
-      out_ += " : (" + typeList(operandTypes(op)) + ") -> " + (results.size() == 1 ? results[0].str() : "(" + typeList(results) + ")");
+      out_ += " : (" + typeList(operandTypes(op)) + ") -> " +
+              (results.size() == 1 ? results[0].str() : "(" + typeList(results) + ")");
       return true;
     }
     case OpSyntax::ClampF: {
@@ -556,13 +575,16 @@ bool Printer::pretty(const Operation& op, int level) {
               use(op.operand(0)) + " to " + use(op.operand(1)) + " step " + use(op.operand(2));
       if (carried) {
         std::vector<std::string> inits;
-        for (size_t i = 0; i < carried; ++i) inits.push_back(use(body.argument(1 + i)) + " = " + use(op.operand(3 + i)));
+        for (size_t i = 0; i < carried; ++i)
+          inits.push_back(use(body.argument(1 + i)) + " = " + use(op.operand(3 + i)));
         out_ += " iter_args(" + join(inits) + ") -> (" + typeList(operandTypes(op, 3)) + ")";
       }
       out_ += "  : " + t(0).str() + " ";
       bareRegion(*op.region(0), level, carried == 0 ? &op : nullptr);
-      if (isUnit(op, "unsignedCmp")) attrDict(op.attrs(), {"unsignedCmp"});
-      else attrDict(op.attrs(), {});
+      if (isUnit(op, "unsignedCmp"))
+        attrDict(op.attrs(), {"unsignedCmp"});
+      else
+        attrDict(op.attrs(), {});
       return true;
     }
     case OpSyntax::If: {
@@ -606,8 +628,7 @@ bool Printer::pretty(const Operation& op, int level) {
       return true;
     }
     case OpSyntax::Generic:
-    case OpSyntax::FunctionOp:
-      return false;
+    case OpSyntax::FunctionOp: return false;
   }
   return false;
 }
@@ -625,8 +646,8 @@ std::string printAttribute(const Attribute& a) {
     case Attribute::Kind::String: return quoteString(a.asString());
     case Attribute::Kind::Symbol: {
       // Bare unless the word would read back as something else (true, dense, i32, ...).
-      static const char* const kReserved[] = {"true", "false", "unit", "dense", "array", "dense_resource", "sparse",
-                                              "affine_map", "tensor", "index", "loc"};
+      static const char* const kReserved[] = {"true",   "false",      "unit",   "dense", "array", "dense_resource",
+                                              "sparse", "affine_map", "tensor", "index", "loc"};
       const std::string& s = a.asString();
       bool reserved = parseScalarName(s).has_value();
       for (const char* word : kReserved) reserved = reserved || s == word;

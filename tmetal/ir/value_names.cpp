@@ -55,9 +55,12 @@ void ValueNames::numberRegion(const Region& region, Counters& counters, Scope& s
       // Every entry-block argument takes an %argN number, named or not.
       std::string fallback = b == 0 ? "arg" + std::to_string(counters.nextArgument++) : "";
       std::string name;
-      if (!arg->name().empty()) name = uniqueName(arg->name(), counters, scope);
-      else if (b == 0) name = uniqueName(fallback, counters, scope);
-      else name = std::to_string(counters.nextValue++);
+      if (!arg->name().empty())
+        name = uniqueName(arg->name(), counters, scope);
+      else if (b == 0)
+        name = uniqueName(fallback, counters, scope);
+      else
+        name = std::to_string(counters.nextValue++);
       entries_[arg] = Entry{name, 1, 0};
     }
     for (const auto& op : block->ops()) numberOp(*op, counters, scope);
@@ -72,8 +75,8 @@ void ValueNames::numberOp(const Operation& op, Counters& counters, Scope& scope)
   }
   for (const auto& [first, size] : groups) {
     const Value* head = op.result(first);
-    std::string name = head->name().empty() ? std::to_string(counters.nextValue++)
-                                            : uniqueName(head->name(), counters, scope);
+    std::string name =
+        head->name().empty() ? std::to_string(counters.nextValue++) : uniqueName(head->name(), counters, scope);
     for (size_t k = 0; k < size; ++k) entries_[op.result(first + k)] = Entry{name, size, k};
   }
 }

@@ -106,8 +106,8 @@ class Verifier {
 
   // Terminators end exactly the regions of the op they belong to.
   void terminatorPlacement(const Operation& op, bool isLast) {
-    OpKind parent = op.parentBlock() && op.parentBlock()->parentOp() ? op.parentBlock()->parentOp()->kind()
-                                                                      : OpKind::TtFunc;
+    OpKind parent =
+        op.parentBlock() && op.parentBlock()->parentOp() ? op.parentBlock()->parentOp()->kind() : OpKind::TtFunc;
     auto require = [&](std::initializer_list<OpKind> parents, const char* where) {
       if (std::find(parents.begin(), parents.end(), parent) == parents.end())
         op.fail(std::string("must be the last op of ") + where);
@@ -135,8 +135,9 @@ class Verifier {
   void counts(const Operation& op, size_t minOperands, size_t maxOperands, size_t results) const {
     const size_t n = op.numOperands();
     if (n < minOperands || n > maxOperands) {
-      std::string expected = minOperands == maxOperands ? std::to_string(minOperands)
-                                                        : std::to_string(minOperands) + " to " + std::to_string(maxOperands);
+      std::string expected = minOperands == maxOperands
+                                 ? std::to_string(minOperands)
+                                 : std::to_string(minOperands) + " to " + std::to_string(maxOperands);
       op.fail("expects " + expected + " operand(s), found " + std::to_string(n));
     }
     if (op.numResults() != results)
@@ -305,8 +306,12 @@ void Verifier::checkCast(const Operation& op) {
   };
   switch (kind) {
     case OpKind::ArithExtSI:
-    case OpKind::ArithExtUI: need(a.isInt() && b.isInt() && b.bitWidth() > a.bitWidth(), "extends an integer to a wider integer"); break;
-    case OpKind::ArithTruncI: need(a.isInt() && b.isInt() && b.bitWidth() < a.bitWidth(), "truncates an integer to a narrower integer"); break;
+    case OpKind::ArithExtUI:
+      need(a.isInt() && b.isInt() && b.bitWidth() > a.bitWidth(), "extends an integer to a wider integer");
+      break;
+    case OpKind::ArithTruncI:
+      need(a.isInt() && b.isInt() && b.bitWidth() < a.bitWidth(), "truncates an integer to a narrower integer");
+      break;
     case OpKind::ArithExtF:
       need(a.isFloat() && b.isFloat() && b.bitWidth() > a.bitWidth(), "extends a float to a wider float");
       break;
@@ -319,7 +324,8 @@ void Verifier::checkCast(const Operation& op) {
     case OpKind::ArithFPToUI: need(a.isFloat() && b.isInt(), "converts a float to an integer"); break;
     case OpKind::ArithIndexCast: need(a.isInt() && b.isInt(), "converts between integer types"); break;
     case OpKind::ArithBitcast:
-      need(a.isScalar() && b.isScalar() && a.bitWidth() == b.bitWidth(), "reinterprets bits between types of one width");
+      need(a.isScalar() && b.isScalar() && a.bitWidth() == b.bitWidth(),
+           "reinterprets bits between types of one width");
       break;
     case OpKind::TtBitcast:
       need(a.bitWidth() == b.bitWidth(), "reinterprets bits between element types of one width");
@@ -358,8 +364,7 @@ void Verifier::checkShapeOp(const Operation& op) {
   switch (kind) {
     case OpKind::TtBroadcast: {
       const std::vector<int64_t>& out = result.shape();
-      if (in.size() != out.size())
-        op.fail("cannot change the rank: " + quoted(src) + " to " + quoted(result));
+      if (in.size() != out.size()) op.fail("cannot change the rank: " + quoted(src) + " to " + quoted(result));
       for (size_t d = 0; d < in.size(); ++d)
         if (in[d] != out[d] && in[d] != 1)
           op.fail("dimension " + std::to_string(d) + " has size " + std::to_string(in[d]) +
@@ -433,10 +438,14 @@ void Verifier::checkMemoryOp(const Operation& op) {
     return;
   }
   const bool isLoad = kind == OpKind::TtLoad, isStore = kind == OpKind::TtStore;
-  if (isLoad) counts(op, 1, 3, 1);
-  else if (isStore) counts(op, 2, 3, 0);
-  else if (kind == OpKind::TtAtomicRMW) counts(op, 2, 3, 1);
-  else counts(op, 3, 3, 1);
+  if (isLoad)
+    counts(op, 1, 3, 1);
+  else if (isStore)
+    counts(op, 2, 3, 0);
+  else if (kind == OpKind::TtAtomicRMW)
+    counts(op, 2, 3, 1);
+  else
+    counts(op, 3, 3, 1);
   const Type& ptr = type(op, 0);
   Type loaded;
   if (!loadedType(ptr, loaded)) op.fail("needs a pointer or a tensor of pointers, found " + quoted(ptr));
@@ -473,8 +482,7 @@ void Verifier::checkMemoryOp(const Operation& op) {
   }
   // Atomics.
   if (ptr.isBlockPointer()) op.fail("atomics take a pointer or a tensor of pointers, not a block pointer");
-  if (!loaded.elementOrSelf().isScalar())
-    op.fail("atomics work on integers and floats, found " + quoted(loaded));
+  if (!loaded.elementOrSelf().isScalar()) op.fail("atomics work on integers and floats, found " + quoted(loaded));
   enumAttr(op, "sem", {"relaxed", "acquire", "release", "acq_rel"}, true);
   enumAttr(op, "scope", {"gpu", "cta", "sys"}, true);
   if (kind == OpKind::TtAtomicRMW) {
@@ -502,7 +510,8 @@ void Verifier::checkDot(const Operation& op) {
   const auto& sa = a.shape();
   const auto& sb = b.shape();
   const auto& sc = c.shape();
-  if (sa[r - 1] != sb[r - 2] || sc[r - 2] != sa[r - 2] || sc[r - 1] != sb[r - 1] || (r == 3 && (sa[0] != sb[0] || sa[0] != sc[0])))
+  if (sa[r - 1] != sb[r - 2] || sc[r - 2] != sa[r - 2] || sc[r - 1] != sb[r - 1] ||
+      (r == 3 && (sa[0] != sb[0] || sa[0] != sc[0])))
     op.fail("shapes do not multiply: " + quoted(a) + " * " + quoted(b) + " -> " + quoted(c));
   if (a.element() != b.element())
     op.fail("a and b must have the same element type, found " + quoted(a.element()) + " and " + quoted(b.element()));
@@ -564,10 +573,10 @@ void Verifier::checkConstant(const Operation& op) {
                 std::to_string(result.numElements()));
       const Type& element = result.element();
       for (const Attribute& e : value->elements()) {
-        bool fits = element == Type::i1()  ? e.kind() == Attribute::Kind::Bool
-                    : element.isInt()      ? e.kind() == Attribute::Kind::Int && e.type() == element
-                    : element.isFloat()    ? e.kind() == Attribute::Kind::Float && e.type() == element
-                                           : false;
+        bool fits = element == Type::i1() ? e.kind() == Attribute::Kind::Bool
+                    : element.isInt()     ? e.kind() == Attribute::Kind::Int && e.type() == element
+                    : element.isFloat()   ? e.kind() == Attribute::Kind::Float && e.type() == element
+                                          : false;
         if (!fits) op.fail("dense elements must be values of " + quoted(element));
       }
       return;
@@ -706,7 +715,8 @@ void Verifier::checkMisc(const Operation& op) {
     case OpKind::TtGetNumPrograms: {
       counts(op, 0, 0, 1);
       const Attribute& axis = requireAttr(op, "axis", Attribute::Kind::Int, "0, 1 or 2");
-      if (axis.asInt() < 0 || axis.asInt() > 2) op.fail("axis must be 0, 1 or 2, found " + std::to_string(axis.asInt()));
+      if (axis.asInt() < 0 || axis.asInt() > 2)
+        op.fail("axis must be 0, 1 or 2, found " + std::to_string(axis.asInt()));
       expectType(op, "the result", resultType(op), Type::i32());
       return;
     }
