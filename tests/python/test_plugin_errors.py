@@ -62,6 +62,17 @@ def test_unsupported_construct_names_kernel_file_and_line(emulator_driver):
     assert error.kernel == "inline_asm_kernel"
 
 
+def test_code_generator_limits_name_kernel_file_and_line(codegen_emulator):
+    # A construct the TTIR reader accepts but the code generator does not
+    # lower (batched 3-D tt.dot): reported at the tl.dot line.
+    a = triton_metal.tensor(np.ones(16 * 16 * 16, np.float32))
+    with pytest.raises(CompileError) as info:
+        bad.batched_dot_kernel[(1, )](a, a, a)
+    error = info.value
+    assert (error.file, error.line) == (bad.__file__, bad.marker_line("dot3d")), str(error)
+    assert "batched (3-D) tt.dot" in str(error) and error.kernel == "batched_dot_kernel"
+
+
 def test_triton_frontend_errors_pass_through(emulator_driver):
     # Constructs Triton itself rejects for this target (fp8: Apple GPUs have
     # none) are reported by Triton, with the kernel's source line.
