@@ -168,10 +168,11 @@ def test_gil_is_released_while_a_kernel_runs():
     worker.start()
     while worker.is_alive():
         ticks.append(time.perf_counter())
+        time.sleep(0.001)  # needs the GIL back to return
     worker.join()
     start, end = window["start"], window["end"]
-    assert end - start > 0.05, "the kernel ran too briefly to tell"
-    margin = 0.01
+    assert end - start > 0.1, f"the kernel ran too briefly ({end - start:.3f}s) to tell"
+    margin = 0.02
     during = [t for t in ticks if start + margin < t < end - margin]
     # With the GIL held, this thread could not run at all during the kernel.
-    assert len(during) > 100, f"{len(during)} iterations of the Python thread while the kernel ran {end - start:.3f}s"
+    assert len(during) > 10, f"{len(during)} iterations of the Python thread while the kernel ran {end - start:.3f}s"
