@@ -98,7 +98,7 @@ def check_metal() -> CheckResult:
     if sys.platform != "darwin":
         return CheckResult("Metal", INFO, f"not available: {why}")
     return CheckResult("Metal", FAIL, f"not available: {why}",
-                       "install PyTorch 2.6 or newer with MPS support (pip install torch) on macOS 14+")
+                       "install PyTorch 2.7 or newer with MPS support (pip install torch)")
 
 
 def check_metal_compiler() -> CheckResult:

@@ -46,7 +46,7 @@ def metal_status() -> Tuple[bool, str]:
     if not torch.backends.mps.is_available():
         return False, f"PyTorch {torch.__version__} reports that MPS is not available"
     if not hasattr(torch.mps, "compile_shader"):
-        return False, f"PyTorch {torch.__version__} has no torch.mps.compile_shader (PyTorch 2.6 or newer has it)"
+        return False, f"PyTorch {torch.__version__} has no torch.mps.compile_shader (public from PyTorch 2.7 on)"
     return True, f"PyTorch {torch.__version__} with MPS and torch.mps.compile_shader"
 
 
