@@ -146,6 +146,36 @@ TEST(LayoutAssignment, DifferentAccessOrdersMeetThroughAConversion) {
   EXPECT_TRUE(sameLayout(conv[0].to, a.home(xv)));
 }
 
+TEST(LayoutAssignment, ABroadcastLoadIsIssuedInTheLayoutItIsReadIn) {
+  // y = x[4, 128] * w[None, :]: w is loaded directly in the slice of x's
+  // layout instead of in its own and then converted.
+  Module m;
+  Function* f = m.addFunction("k", true);
+  Value* x = f->addArgument(Type::pointer(Type::f32()), "x", divisibility(16));
+  Value* w = f->addArgument(Type::pointer(Type::f32()), "w", divisibility(16));
+  Builder b(f->entry());
+  Value* rows = b.makeRange(0, 4);
+  Value* cols = b.makeRange(0, 128);
+  Value* c128 = b.constantSplat(Attribute::integer(128), Type::tensor({4, 1}, Type::i32()));
+  Value* offs = b.binary("arith.addi", b.broadcast(b.binary("arith.muli", b.expandDims(rows, 1), c128), {4, 128}),
+                         b.broadcast(b.expandDims(cols, 0), {4, 128}));
+  Value* xv = b.load(b.addPtr(b.splat(x, {4, 128}), offs));
+  Value* wv = b.load(b.addPtr(b.splat(w, {128}), cols));
+  Value* wb = b.broadcast(b.expandDims(wv, 0), {4, 128});
+  Value* y = b.binary("arith.mulf", xv, wb);
+  b.store(b.addPtr(b.splat(x, {4, 128}), offs), y);
+  b.ret();
+  analysis::AxisInfoAnalysis axis(*f);
+  LayoutAssignment a(*f, axis, {MemoryLayout::COALESCED, 4});
+  EXPECT_TRUE(a.conversions().empty());
+  LayoutPtr rowsLayout = DistributedLayout::slice(a.home(xv), 0);
+  ASSERT_EQ(a.layoutsOf(wv).size(), 1u);
+  EXPECT_TRUE(sameLayout(a.layoutsOf(wv)[0], rowsLayout));
+  EXPECT_FALSE(a.homeMaterialized(wv));
+  EXPECT_TRUE(a.isRecomputedIn(wv, rowsLayout));
+  EXPECT_TRUE(a.isRecomputedIn(wb, a.home(xv)));
+}
+
 TEST(LayoutAssignment, LoopCarriedAccumulatorTakesTheLoadedLayout) {
   // acc = zeros([8, 128]); for k: acc += load(...); out = sum(acc, 1)
   Module m;

@@ -199,6 +199,8 @@ void KernelLowering::lowerRematerialized(const ir::Operation& op) {
 void KernelLowering::lowerOp(const ir::Operation& op) {
   if (layout::isTerminator(op.kind())) return;  // the op owning the region handles it
   if (op.numResults() == 1 && layouts_.isRematerializable(op.result(0))) return lowerRematerialized(op);
+  if (op.numResults() == 1 && layouts_.home(op.result(0)) && !layouts_.homeMaterialized(op.result(0)))
+    return convertExtraLayouts(op.result(0));  // nothing reads it in its home: only the other layouts
   switch (op.kind()) {
     case OpKind::TtLoad:
       op.result(0)->type().isTensor() ? lowerLoad(op) : lowerScalarLoad(op);
@@ -249,20 +251,47 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
 
 void KernelLowering::convertExtraLayouts(const ir::Value* v) {
   if (!v->type().isTensor() || layouts_.isRematerializable(v)) return;
-  const RegisterTensor& h = home(v);
   const ir::Operation* at = v->isBlockArgument() ? v->ownerBlock()->parentOp() : v->definingOp();
-  decisions_["tensors"].push_back({{"name", h.arrayName.empty() ? h.regs[0] : h.arrayName},
-                                   {"type", v->type().str()},
-                                   {"layout", h.layout->str()},
-                                   {"registers", h.size()},
-                                   {"loc", at->loc().userPos().str()}});
+  bool homeComputed = layouts_.homeMaterialized(v);
   const std::vector<LayoutPtr>& ls = layouts_.layoutsOf(v);
-  for (size_t i = 1; i < ls.size(); ++i) {
+  for (size_t i = homeComputed ? 1 : 0; i < ls.size(); ++i) {
+    if (layouts_.isRecomputedIn(v, ls[i])) {
+      defineTensor(v, recomputeIn(*at, ls[i]));
+      continue;
+    }
+    const RegisterTensor& h = home(v);
     std::string name = h.arrayName.empty() ? h.regs[0] : h.arrayName;
     decisions_["conversions"].push_back({{"value", name}, {"from", ls[0]->str()}, {"to", ls[i]->str()},
                                          {"loc", at->loc().userPos().str()}});
     RegisterTensor converted = convertLayout(*at, home(v), ls[i], name + "_cvt");
     defineTensor(v, std::move(converted));
+  }
+  auto first = tensors_.find(v);
+  if (first == tensors_.end() || first->second.empty()) return;  // never read
+  const RegisterTensor& t = first->second.front();
+  decisions_["tensors"].push_back({{"name", t.arrayName.empty() ? t.regs[0] : t.arrayName},
+                                   {"type", v->type().str()},
+                                   {"layout", t.layout->str()},
+                                   {"registers", t.size()},
+                                   {"loc", at->loc().userPos().str()}});
+}
+
+RegisterTensor KernelLowering::recomputeIn(const ir::Operation& op, const LayoutPtr& l) {
+  auto operandIn = [&](size_t i) -> const RegisterTensor* {
+    LayoutPtr ol = layout::LayoutAssignment::rematerializedOperandLayout(op, i, l);
+    return ol ? &tensorIn(op.operand(i), ol) : nullptr;
+  };
+  switch (op.kind()) {
+    case OpKind::TtBroadcast: return broadcastIn(op, l, *operandIn(0));
+    case OpKind::TtExpandDims: return expandDimsIn(op, l, *operandIn(0));
+    case OpKind::TtLoad:
+      return loadIn(op, l, *operandIn(0), op.numOperands() > 1 ? operandIn(1) : nullptr,
+                    op.numOperands() > 2 ? operandIn(2) : nullptr);
+    default: {
+      std::vector<const RegisterTensor*> operands;
+      for (size_t i = 0; i < op.numOperands(); ++i) operands.push_back(operandIn(i));
+      return elementwiseIn(op, l, operands);
+    }
   }
 }
 

@@ -124,6 +124,11 @@ class KernelLowering {
 
   // ---- memory (lower_memory.cpp, lower_atomic.cpp) ----------------------------
   void lowerLoad(const ir::Operation& op);
+  RegisterTensor loadIn(const ir::Operation& op, const layout::LayoutPtr& l, const RegisterTensor& ptr,
+                        const RegisterTensor* mask, const RegisterTensor* other);
+  // A computed value again in another layout, from its operands there
+  // (LayoutAssignment::isRecomputedIn).
+  RegisterTensor recomputeIn(const ir::Operation& op, const layout::LayoutPtr& l);
   void lowerStore(const ir::Operation& op);
   void lowerScalarLoad(const ir::Operation& op);
   void lowerScalarStore(const ir::Operation& op);
@@ -156,8 +161,9 @@ class KernelLowering {
   // Assigns yielded values to the variables that carry them.
   void assignCarried(const ir::Operation& terminator, size_t firstOperand, const std::vector<RegisterTensor>& tensors,
                      const std::vector<std::string>& scalars, const std::vector<const ir::Value*>& slots);
-  // Declares variables to carry `v`'s registers (or scalar) across a region.
-  RegisterTensor declareCarried(const ir::Value* v, const layout::LayoutPtr& l);
+  // Declares variables to carry `v`'s registers across a region, with
+  // `init`'s values when given.
+  RegisterTensor declareCarried(const ir::Value* v, const layout::LayoutPtr& l, const RegisterTensor* init = nullptr);
   void copyRegisters(const RegisterTensor& dst, const RegisterTensor& src);
   RegisterTensor convertLayout(const ir::Operation& op, const RegisterTensor& in, const layout::LayoutPtr& to,
                                const std::string& hint);

@@ -9,11 +9,17 @@ namespace tmetal::codegen {
 using layout::LayoutPtr;
 using layout::TensorMap;
 
-RegisterTensor KernelLowering::declareCarried(const ir::Value* v, const LayoutPtr& l) {
+RegisterTensor KernelLowering::declareCarried(const ir::Value* v, const LayoutPtr& l, const RegisterTensor* init) {
   std::string name = nameFor(v);
   int64_t n = TensorMap(l, v->type().shape()).numRegisters();
+  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, n);
+  if (n == 1 && init) {
+    body_.line(declaration(v->type().element(), name, 1) + " = " + init->regs[0] + ";");
+    return t;
+  }
   body_.line(declaration(v->type().element(), name, n) + ";");
-  return RegisterTensor::array(l, v->type().shape(), v->type().element(), name, n);
+  if (init) copyRegisters(t, *init);
+  return t;
 }
 
 void KernelLowering::copyRegisters(const RegisterTensor& dst, const RegisterTensor& src) {
@@ -48,9 +54,7 @@ void KernelLowering::assignCarried(const ir::Operation& terminator, size_t first
     }
     if (readsCarried) {
       if (v->type().isTensor()) {
-        RegisterTensor tmp = declareCarried(v, sources.back().layout);
-        copyRegisters(tmp, sources.back());
-        sources.back() = tmp;
+        sources.back() = declareCarried(v, sources.back().layout, &sources.back());
       } else {
         std::string tmp = newName("next");
         body_.line(typeOf(v->type()) + " " + tmp + " = " + scalarSources.back() + ";");
@@ -79,9 +83,7 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     slots.push_back(arg);
     const ir::Value* init = op.operand(3 + i);
     if (arg->type().isTensor()) {
-      tensors[i] = declareCarried(arg, layouts_.home(arg));
-      const RegisterTensor& src = operandTensor(op, 3 + i);
-      copyRegisters(tensors[i], src);
+      tensors[i] = declareCarried(arg, layouts_.home(arg), &operandTensor(op, 3 + i));
     } else {
       scalars[i] = nameFor(arg);
       body_.line(typeOf(arg->type()) + " " + scalars[i] + " = " + scalarOf(init) + ";");
@@ -161,9 +163,7 @@ void KernelLowering::lowerWhile(const ir::Operation& op) {
     const ir::Value* arg = before.argument(i);
     carriedSlots.push_back(arg);
     if (arg->type().isTensor()) {
-      carried[i] = declareCarried(arg, layouts_.home(arg));
-      const RegisterTensor& src = operandTensor(op, i);
-      copyRegisters(carried[i], src);
+      carried[i] = declareCarried(arg, layouts_.home(arg), &operandTensor(op, i));
     } else {
       carriedScalars[i] = nameFor(arg);
       body_.line(typeOf(arg->type()) + " " + carriedScalars[i] + " = " + scalarOf(op.operand(i)) + ";");

@@ -41,14 +41,17 @@ int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, i
 }
 
 void KernelLowering::lowerLoad(const ir::Operation& op) {
+  const RegisterTensor* mask = op.numOperands() > 1 ? &operandTensor(op, 1) : nullptr;
+  const RegisterTensor* other = op.numOperands() > 2 ? &operandTensor(op, 2) : nullptr;
+  defineTensor(op.result(0), loadIn(op, layouts_.home(op.result(0)), operandTensor(op, 0), mask, other));
+}
+
+RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& l, const RegisterTensor& ptr,
+                                      const RegisterTensor* mask, const RegisterTensor* other) {
   const ir::Value* v = op.result(0);
-  LayoutPtr l = layouts_.home(v);
   TensorMap map(l, v->type().shape());
   int64_t n = map.numRegisters();
   const ir::Type& element = v->type().element();
-  const RegisterTensor& ptr = operandTensor(op, 0);
-  const RegisterTensor* mask = op.numOperands() > 1 ? &operandTensor(op, 1) : nullptr;
-  const RegisterTensor* other = op.numOperands() > 2 ? &operandTensor(op, 2) : nullptr;
   bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
   std::string zero = isBool ? dialect_.boolLiteral(false)
                             : element.isFloat() ? dialect_.floatLiteral(0.0, element.scalarKind())
@@ -63,8 +66,7 @@ void KernelLowering::lowerLoad(const ir::Operation& op) {
     std::string value = read(ptr.regs[0]);
     if (mask) value = mask->regs[0] + " ? " + value + " : " + otherAt(0);
     body_.line(declaration(element, name, 1) + " = " + value + ";");
-    defineTensor(v, out);
-    return;
+    return out;
   }
   body_.line(declaration(element, name, n) + ";");
   if (width == 1) {
@@ -83,8 +85,7 @@ void KernelLowering::lowerLoad(const ir::Operation& op) {
           if (!mask) return out.regs[r] + " = " + read(ptr.regs[r]) + ";";
           return out.regs[r] + " = " + mask->regs[r] + " ? " + read(ptr.regs[r]) + " : " + otherAt(r) + ";";
         });
-    defineTensor(v, out);
-    return;
+    return out;
   }
 
   // Vector accesses: registers [g*width, g*width + width) are consecutive
@@ -136,7 +137,7 @@ void KernelLowering::lowerLoad(const ir::Operation& op) {
     for (int64_t g = 0; g < groups; ++g)
       emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; });
   }
-  defineTensor(v, out);
+  return out;
 }
 
 void KernelLowering::lowerStore(const ir::Operation& op) {
@@ -152,6 +153,12 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   };
   int width = vectorWidth(op, map, elementBytesOf(element), mask != nullptr);
   std::string owner = ownerCondition(map);
+  if (n == 1 && width == 1) {
+    std::string cond = owner;
+    if (mask) cond += (cond.empty() ? "" : " && ") + mask->regs[0];
+    body_.line((cond.empty() ? "" : "if (" + cond + ") ") + write(ptr.regs[0], value.regs[0]));
+    return;
+  }
   // Replicated elements are stored once, by their owner.
   if (!owner.empty()) body_.open("if (" + owner + ")");
   if (width == 1) {

@@ -408,29 +408,98 @@ class LayoutAssigner {
   }
 
   // ---- the layouts each value must exist in --------------------------------
+  // A computed value needed in a layout other than its home is computed again
+  // there when that is cheaper than converting it: broadcast and expand_dims
+  // (the operand is smaller, so the conversion moves to it), elementwise ops
+  // with one computed operand (the conversion moves up the chain), and loads
+  // (re-issued in the layout their consumers read, as Triton's
+  // rematerialization does, instead of a round trip through threadgroup
+  // memory). Everything else is converted.
+  bool recomputable(const ir::Value* v) const {
+    const ir::Operation* def = v->definingOp();
+    if (!def || def->numResults() != 1) return false;
+    switch (def->kind()) {
+      case OpKind::TtBroadcast:
+      case OpKind::TtExpandDims:
+        return true;
+      case OpKind::TtLoad:
+        return isTensor(def->operand(0)) && !def->operand(0)->type().element().isBlockPointer();
+      default:
+        break;
+    }
+    if (!isElementwise(def->kind()) || def->kind() == OpKind::TtExternElementwise) return false;
+    int computed = 0;
+    for (const ir::Value* o : def->operands()) computed += isTensor(o) && !cheap(o);
+    return computed == 1;
+  }
+
+  // A load is issued again in another layout only if that layout reads its
+  // contiguous dimension fastest, so the reads stay coalesced (a transposed
+  // read goes through a conversion instead).
+  bool worthRecomputingIn(const ir::Value* v, const LayoutPtr& l) const {
+    const ir::Operation* def = v->definingOp();
+    if (def->kind() != OpKind::TtLoad) return true;
+    const analysis::AxisInfo& info = axis_.get(def->operand(0));
+    int contiguous = 0;
+    for (int d = 1; d < info.rank(); ++d)
+      if (info.contiguity[d] >= info.contiguity[contiguous]) contiguous = d;
+    const std::vector<int>& dims = l->rootDims();
+    int fastest = l->root().order[0];
+    return contiguous < static_cast<int>(dims.size()) && dims[contiguous] == fastest;
+  }
+
+  void needOperandsOf(const ir::Operation* op) {
+    for (size_t i = 0; i < op->numOperands(); ++i) {
+      auto it = out_.operandLayouts_.find({op, i});
+      if (it != out_.operandLayouts_.end()) need(op->operand(i), it->second);
+    }
+  }
+
+  // Demand-driven: a value is computed in a layout only if something reads
+  // it there, so that a load whose consumers all read it elsewhere is issued
+  // only where they read it.
   void need(const ir::Value* v, const LayoutPtr& l) {
     if (!l || !isTensor(v)) return;
-    std::vector<LayoutPtr>& have = out_.layouts_[v];
+    std::vector<LayoutPtr>& have = requested_[v];
     for (const LayoutPtr& h : have)
       if (sameLayout(h, l)) return;
     have.push_back(l);
-    if (!cheap(v)) return;
     const ir::Operation* def = v->definingOp();
+    if (!cheap(v)) {
+      if (!recomputable(v)) return;  // computed where it stands; its operands are already needed
+      if (sameLayout(l, out_.home_.at(v))) return needOperandsOf(def);
+      if (!worthRecomputingIn(v, l)) return needOperandsOf(def);  // converted from the home, which must exist
+      out_.recomputed_.push_back({v, l});
+    }
     for (size_t i = 0; i < def->numOperands(); ++i)
       need(def->operand(i), LayoutAssignment::rematerializedOperandLayout(*def, i, l));
   }
 
   void propagateNeeds() {
-    for (const ir::Value* v : out_.definitionOrder_)
-      if (!cheap(v) && out_.home_.at(v)) out_.layouts_[v].push_back(out_.home_.at(v));
     ir::walk(*fn_.body(), [&](const ir::Operation* op) {
-      for (size_t i = 0; i < op->numOperands(); ++i) {
-        auto it = out_.operandLayouts_.find({op, i});
-        if (it != out_.operandLayouts_.end()) need(op->operand(i), it->second);
-      }
+      if (op->numResults() == 1 && isTensor(op->result(0)) && (cheap(op->result(0)) || recomputable(op->result(0))))
+        return;  // computed on demand
+      needOperandsOf(op);
     });
+    for (const ir::Value* v : out_.definitionOrder_) {
+      if (cheap(v) || !out_.home_.at(v)) continue;
+      const LayoutPtr& home = out_.home_.at(v);
+      const std::vector<LayoutPtr>& req = requested_[v];
+      bool homeRead = !recomputable(v);
+      for (const LayoutPtr& l : req) homeRead |= sameLayout(l, home) || !out_.isRecomputedIn(v, l);
+      std::vector<LayoutPtr>& out = out_.layouts_[v];
+      if (homeRead)
+        out.push_back(home);
+      else
+        out_.homeSkipped_.insert(v);
+      for (const LayoutPtr& l : req)
+        if (!sameLayout(l, home)) out.push_back(l);
+    }
+    for (auto& [v, req] : requested_)
+      if (cheap(v)) out_.layouts_[v] = req;
   }
 
+  std::unordered_map<const ir::Value*, std::vector<LayoutPtr>> requested_;
   LayoutAssignment& out_;
   const ir::Function& fn_;
   const analysis::AxisInfoAnalysis& axis_;
@@ -495,11 +564,22 @@ LayoutPtr LayoutAssignment::defaultLayout(const std::vector<int64_t>& shape) con
 std::vector<LayoutAssignment::Conversion> LayoutAssignment::conversions() const {
   std::vector<Conversion> out;
   for (const ir::Value* v : definitionOrder_) {
-    if (remat_.count(v)) continue;
+    if (remat_.count(v) || homeSkipped_.count(v)) continue;
     const std::vector<LayoutPtr>& ls = layoutsOf(v);
-    for (size_t i = 1; i < ls.size(); ++i) out.push_back({v, ls[0], ls[i]});
+    for (size_t i = 1; i < ls.size(); ++i)
+      if (!isRecomputedIn(v, ls[i])) out.push_back({v, ls[0], ls[i]});
   }
   return out;
+}
+
+bool LayoutAssignment::isRecomputedIn(const ir::Value* v, const LayoutPtr& l) const {
+  for (const auto& [value, layout] : recomputed_)
+    if (value == v && sameLayout(layout, l)) return true;
+  return false;
+}
+
+bool LayoutAssignment::homeMaterialized(const ir::Value* v) const {
+  return home(v) && !homeSkipped_.count(v);
 }
 
 }  // namespace tmetal::layout

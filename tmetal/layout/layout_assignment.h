@@ -56,8 +56,8 @@ class LayoutAssignment {
   // rematerializable values.
   LayoutPtr home(const ir::Value* v) const;
   // Every layout the value must be available in at its definition: the home
-  // first (computed values), then the layouts consumers need. Empty for
-  // scalars and for values nobody uses in any layout.
+  // first (computed values, when homeMaterialized), then the layouts
+  // consumers need. Empty for scalars and rematerializable values nobody uses.
   const std::vector<LayoutPtr>& layoutsOf(const ir::Value* v) const;
   // The layout in which `op` reads its tensor operand i; null for scalar
   // operands and for ops that read none in a layout (rematerializable ops
@@ -71,8 +71,18 @@ class LayoutAssignment {
   // The policy's layout for a tensor of this shape that no access anchors.
   LayoutPtr defaultLayout(const std::vector<int64_t>& shape) const;
 
+  // True when the computed value `v` is computed again in `l` from its
+  // operands (read in rematerializedOperandLayout(def, i, l)) instead of
+  // being converted from its home: broadcast, expand_dims, elementwise ops
+  // with one computed operand, and loads. Conversions so move to the
+  // smallest tensor, and loads are issued in the layout their consumers read.
+  bool isRecomputedIn(const ir::Value* v, const LayoutPtr& l) const;
+  // Whether the value is computed in its home layout at all (false when no
+  // consumer reads it there and every layout it is needed in is recomputed).
+  bool homeMaterialized(const ir::Value* v) const;
+
   // Every computed value and the layouts other than its home it is
-  // converted to, in program order.
+  // converted to (through threadgroup memory), in program order.
   struct Conversion {
     const ir::Value* value;
     LayoutPtr from;
@@ -88,6 +98,8 @@ class LayoutAssignment {
   std::unordered_map<const ir::Value*, std::vector<LayoutPtr>> layouts_;
   std::map<std::pair<const ir::Operation*, size_t>, LayoutPtr> operandLayouts_;
   std::vector<const ir::Value*> definitionOrder_;
+  std::vector<std::pair<const ir::Value*, LayoutPtr>> recomputed_;
+  std::unordered_set<const ir::Value*> homeSkipped_;
   mutable std::map<std::vector<int64_t>, LayoutPtr> defaults_;
 };
 

@@ -1,0 +1,269 @@
+// The MSL code generator: exact errors for what a target cannot do, the
+// shape of the emitted code for the constructs it must get right, and golden
+// files (tests/golden/msl) for kernels a Metal programmer should recognise.
+// TMETAL_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "tmetal/codegen/compile_kernel.h"
+#include "tmetal/frontend/ttir_reader.h"
+#include "tmetal/hw/hardware_profile.h"
+#include "tmetal/ir/verifier.h"
+#include "tmetal/support/diagnostic.h"
+
+using namespace tmetal;
+
+namespace {
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+codegen::CompiledKernel compileText(const std::string& ttir, codegen::CompileOptions options = {}) {
+  auto module = frontend::parseTtir(ttir, "kernel.ttir");
+  ir::verify(*module);
+  return codegen::compileKernel(*module, options);
+}
+
+codegen::CompiledKernel compileCase(const std::string& name, codegen::CompileOptions options = {}) {
+  std::string path = std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/" + name + ".ttir";
+  auto module = frontend::parseTtir(readFile(path), "tests/ttir/" + name + ".ttir");
+  ir::verify(*module);
+  return codegen::compileKernel(*module, options);
+}
+
+// Compiles `ttir`, expecting a CompileError; returns it.
+CompileError compileError(const std::string& ttir, codegen::CompileOptions options = {}) {
+  try {
+    compileText(ttir, options);
+  } catch (const CompileError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected a CompileError";
+  return CompileError("none");
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+const char* kReshapeTooBig = R"(#loc = loc("big.py":3:0)
+module {
+  tt.func public @big(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc))) attributes {noinline = false} {
+    %offs = tt.make_range {end = 16384 : i32, start = 0 : i32} : tensor<16384xi32> loc(#loc1)
+    %ptrs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<16384x!tt.ptr<f32>> loc(#loc2)
+    %ptrs_0 = tt.addptr %ptrs, %offs : tensor<16384x!tt.ptr<f32>>, tensor<16384xi32> loc(#loc2)
+    %x = tt.load %ptrs_0 : tensor<16384x!tt.ptr<f32>> loc(#loc3)
+    %y = tt.reshape %x : tensor<16384xf32> -> tensor<128x128xf32> loc(#loc4)
+    %z = tt.reshape %y : tensor<128x128xf32> -> tensor<16384xf32> loc(#loc4)
+    tt.store %ptrs_0, %z : tensor<16384x!tt.ptr<f32>> loc(#loc5)
+    tt.return loc(#loc6)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("big.py":4:24)
+#loc2 = loc("big.py":5:21)
+#loc3 = loc("big.py":5:12)
+#loc4 = loc("big.py":6:12)
+#loc5 = loc("big.py":7:4)
+#loc6 = loc("big.py":7:0)
+)";
+
+const char* kDoubles = R"(#loc = loc("dbl.py":3:0)
+module {
+  tt.func public @dbl(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc))) attributes {noinline = false} {
+    %offs = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32> loc(#loc1)
+    %ptrs = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>> loc(#loc2)
+    %ptrs_0 = tt.addptr %ptrs, %offs : tensor<128x!tt.ptr<f32>>, tensor<128xi32> loc(#loc2)
+    %x = tt.load %ptrs_0 : tensor<128x!tt.ptr<f32>> loc(#loc3)
+    %wide = arith.extf %x : tensor<128xf32> to tensor<128xf64> loc(#loc4)
+    %back = arith.truncf %wide : tensor<128xf64> to tensor<128xf32> loc(#loc4)
+    tt.store %ptrs_0, %back : tensor<128x!tt.ptr<f32>> loc(#loc5)
+    tt.return loc(#loc5)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("dbl.py":4:24)
+#loc2 = loc("dbl.py":5:21)
+#loc3 = loc("dbl.py":5:12)
+#loc4 = loc("dbl.py":6:15)
+#loc5 = loc("dbl.py":7:4)
+)";
+
+const char* kHistogram = R"(#loc = loc("hist.py":3:0)
+module {
+  tt.func public @hist(%x_ptr: !tt.ptr<i32> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc))) attributes {noinline = false} {
+    %offs = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32> loc(#loc1)
+    %ptrs = tt.splat %x_ptr : !tt.ptr<i32> -> tensor<128x!tt.ptr<i32>> loc(#loc2)
+    %ptrs_0 = tt.addptr %ptrs, %offs : tensor<128x!tt.ptr<i32>>, tensor<128xi32> loc(#loc2)
+    %x = tt.load %ptrs_0 : tensor<128x!tt.ptr<i32>> loc(#loc3)
+    %h = tt.histogram %x : tensor<128xi32> -> tensor<16xi32> loc(#loc4)
+    tt.return loc(#loc5)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("hist.py":4:24)
+#loc2 = loc("hist.py":5:21)
+#loc3 = loc("hist.py":5:12)
+#loc4 = loc("hist.py":6:12)
+#loc5 = loc("hist.py":7:4)
+)";
+
+}  // namespace
+
+TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {
+  CompileError e = compileError(kReshapeTooBig);
+  EXPECT_EQ(e.pos().str(), "big.py:6:12");
+  EXPECT_EQ(e.message(),
+            "'tt.reshape': needs 65536 bytes of threadgroup memory (65536 in total), more than the 32768 bytes a "
+            "threadgroup has on Generic Apple GPU (M1-class baseline)");
+}
+
+TEST(CodegenErrors, DoublePrecisionIsRejectedOnAppleGpus) {
+  CompileError e = compileError(kDoubles);
+  EXPECT_EQ(e.pos().str(), "dbl.py:6:15");
+  EXPECT_EQ(e.message(),
+            "'arith.extf': f64 is not supported on Generic Apple GPU (M1-class baseline): the GPU has no double "
+            "precision");
+}
+
+TEST(CodegenErrors, UnsupportedOpsNameTheOpAndLine) {
+  CompileError e = compileError(kHistogram);
+  EXPECT_EQ(e.pos().str(), "hist.py:6:12");
+  EXPECT_EQ(e.message(), "'tt.histogram': not supported by the metal backend: this op");
+}
+
+TEST(CodegenErrors, TooManyThreadsPerThreadgroup) {
+  codegen::CompileOptions options;
+  options.numWarps = 64;
+  CompileError e = compileError(kHistogram, options);
+  EXPECT_EQ(e.pos().str(), "hist.py:3");
+  EXPECT_EQ(e.message(), "'tt.func' @hist: num_warps 64 gives 2048 threads per threadgroup, more than the 1024 of "
+                         "Generic Apple GPU (M1-class baseline)");
+}
+
+TEST(CodegenErrors, BadNumWarpsAndTargets) {
+  codegen::CompileOptions warps;
+  warps.numWarps = 3;
+  EXPECT_EQ(compileError(kHistogram, warps).message(), "num_warps must be a power of two between 1 and 32, got 3");
+  codegen::CompileOptions vulkan;
+  vulkan.target = "vulkan";
+  EXPECT_EQ(compileError(kDoubles, vulkan).message(), "unknown target 'vulkan' (known: metal, cuda)");
+  codegen::CompileOptions nvidia;
+  nvidia.hardware = hw::findHardwareProfile("h100");
+  ASSERT_TRUE(nvidia.hardware);
+  EXPECT_EQ(compileError(kDoubles, nvidia).message(),
+            "hardware profile 'h100' is not an Apple GPU; the metal target needs one");
+}
+
+TEST(CodegenMsl, VectorAddUsesVectorAccessesAndTheKernelAbi) {
+  codegen::CompileOptions options;
+  options.numWarps = 2;  // 256 elements over 64 threads: a float4 each
+  codegen::CompiledKernel k = compileCase("vector_add_f32", options);
+  EXPECT_NE(k.source.find("kernel void add_kernel(device float* x_ptr [[buffer(0)]],"), std::string::npos);
+  EXPECT_NE(k.source.find("constant int& n_elements [[buffer(3)]]"), std::string::npos);
+  EXPECT_EQ(count(k.source, "*reinterpret_cast<device float4*>"), 3u);
+  EXPECT_EQ(count(k.source, "threadgroup_barrier"), 0u);
+  EXPECT_EQ(k.metadata.threadsPerThreadgroup, 64);
+  EXPECT_EQ(k.metadata.threadgroupMemoryBytes, 0);
+  ASSERT_EQ(k.metadata.params.size(), 4u);
+  EXPECT_EQ(k.metadata.params[3].name, "n_elements");
+  EXPECT_EQ(k.metadata.params[3].dtype, "i32");
+  EXPECT_FALSE(k.metadata.params[3].isPointer);
+  EXPECT_EQ(k.metadata.layouts["tensors"][0]["layout"], "blocked{spt=[4], lanes=[32], simds=[2], order=[0]}");
+}
+
+TEST(CodegenMsl, SoftmaxReducesWithSimdFunctionsAndOneBarrierEach) {
+  codegen::CompiledKernel k = compileCase("softmax_rows");
+  EXPECT_EQ(count(k.source, "simd_max("), 1u);
+  EXPECT_EQ(count(k.source, "simd_sum("), 1u);
+  EXPECT_EQ(count(k.source, "threadgroup_barrier"), 2u);
+  EXPECT_EQ(count(k.source, "simd_shuffle"), 0u);
+  EXPECT_NE(k.source.find("precise::exp("), std::string::npos);
+}
+
+TEST(CodegenMsl, RowReductionInsideSimdGroupsNeedsNoThreadgroupMemory) {
+  codegen::CompiledKernel k = compileCase("row_sum_loop");
+  EXPECT_EQ(count(k.source, "simd_sum("), 1u);
+  EXPECT_EQ(count(k.source, "threadgroup_barrier"), 0u);
+  EXPECT_EQ(k.metadata.threadgroupMemoryBytes, 0);
+}
+
+TEST(CodegenMsl, ArgmaxUsesAnOrderedButterflyOverTheCombiner) {
+  codegen::CompiledKernel k = compileCase("argmax_argmin_rows");
+  EXPECT_NE(k.source.find("simd_shuffle_xor("), std::string::npos);
+  EXPECT_NE(k.source.find("static inline void combine(int a0, int a1, int b0, int b1, thread int& out0, thread int& out1)"),
+            std::string::npos);
+  // The lane with the higher index passes its partner's value first.
+  EXPECT_NE(k.source.find("if ((lane & m) != 0) {"), std::string::npos);
+  EXPECT_EQ(count(k.source, "simd_max("), 1u);  // the plain max reduction of the same kernel
+}
+
+TEST(CodegenMsl, FastMathSwitchesTheMathNamespace) {
+  codegen::CompileOptions options;
+  options.fastMath = true;
+  codegen::CompiledKernel k = compileCase("softmax_rows", options);
+  EXPECT_NE(k.source.find("fast::exp("), std::string::npos);
+  EXPECT_EQ(k.source.find("precise::"), std::string::npos);
+}
+
+TEST(CodegenMsl, ErfHasAnImplementation) {
+  codegen::CompiledKernel k = compileCase("gelu_erf");
+  EXPECT_NE(k.source.find("static inline float tmetal_erf(float x)"), std::string::npos);
+}
+
+TEST(CodegenMsl, EveryPolicyCompilesEveryCorpusKernelDifferently) {
+  for (const char* name : {"softmax_rows", "col_reduce_loop", "matmul_f16_f32acc"}) {
+    std::set<std::string> sources;
+    for (layout::MemoryLayout p : {layout::MemoryLayout::COALESCED, layout::MemoryLayout::ROW_MAJOR,
+                                   layout::MemoryLayout::COLUMN_MAJOR, layout::MemoryLayout::TILED}) {
+      codegen::CompileOptions options;
+      options.policy = p;
+      sources.insert(compileCase(name, options).source);
+    }
+    EXPECT_EQ(sources.size(), 4u) << name;
+  }
+}
+
+TEST(CodegenMsl, OutputIsDeterministic) {
+  EXPECT_EQ(compileCase("layernorm_fwd").source, compileCase("layernorm_fwd").source);
+}
+
+// Golden files: what a Metal programmer reviews.
+struct Golden {
+  const char* file;
+  const char* ttirCase;
+  int numWarps;
+};
+
+class GoldenMsl : public ::testing::TestWithParam<Golden> {};
+
+TEST_P(GoldenMsl, MatchesTheGoldenFile) {
+  const Golden& g = GetParam();
+  codegen::CompileOptions options;
+  options.numWarps = g.numWarps;
+  std::string source = compileCase(g.ttirCase, options).source;
+  std::string path = std::string(TMETAL_SOURCE_DIR) + "/tests/golden/msl/" + g.file;
+  const char* update = std::getenv("TMETAL_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << source;
+    GTEST_SKIP() << "rewrote " << path;
+  }
+  EXPECT_EQ(source, readFile(path)) << "regenerate with TMETAL_UPDATE_GOLDEN=1 after checking the difference";
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, GoldenMsl,
+                         ::testing::Values(Golden{"vector_add.metal", "vector_add_f32", 2},
+                                           Golden{"row_reduction.metal", "row_sum_loop", 4},
+                                           Golden{"softmax.metal", "softmax_rows", 4},
+                                           Golden{"argmax.metal", "argmax_argmin_rows", 4},
+                                           Golden{"column_reduction.metal", "col_reduce_loop", 4}),
+                         [](const ::testing::TestParamInfo<Golden>& info) {
+                           std::string n = info.param.file;
+                           return n.substr(0, n.find('.'));
+                         });
