@@ -5,7 +5,8 @@
 // that MSL on the CPU. NAME is the kernel argument's name (debug TTIR) or its
 // position (0, 1, ...). Scalars take the type of their kernel argument;
 // arrays must have the pointer's element size (bf16 as uint16/int16 bit
-// patterns, f16 as float16). Each device is one function in devices().
+// patterns, f16 as float16). Each device is one function in devices()
+// (tools/run_devices.h).
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
@@ -14,23 +15,19 @@
 #include <optional>
 #include <sstream>
 
-#include "tmetal/codegen/compile_kernel.h"
 #include "tmetal/frontend/ttir_reader.h"
-#include "tmetal/interp/float_format.h"
-#include "tmetal/interp/interpreter.h"
 #include "tmetal/ir/verifier.h"
 #include "tmetal/support/diagnostic.h"
 #include "tmetal/support/npy.h"
-#include "tmetal/runtime/emulator/emulator.h"
 #include "tools/cli_support.h"
 #include "tools/command.h"
+#include "tools/run_devices.h"
 
 namespace tmetal::tools {
 
 namespace {
 
 using interp::KernelArg;
-using Grid = std::array<int64_t, 3>;
 
 struct RunRequest {
   std::string file;
@@ -41,60 +38,6 @@ struct RunRequest {
   CodegenFlags codegen;   // the emulator compiles the kernel first
   bool sanitize = false;  // emulator: bounds-checked buffers in a child process
 };
-
-// Runs the kernel over the grid on the given arguments, writing results into
-// the argument buffers.
-using DeviceRunner = std::function<void(const ir::Module& module, const ir::Function& kernel,
-                                        std::vector<KernelArg>& args, Grid grid, const RunRequest& request)>;
-
-void runOnInterpreter(const ir::Module& module, const ir::Function& kernel, std::vector<KernelArg>& args, Grid grid,
-                      const RunRequest&) {
-  interp::InterpretOptions options;
-  options.module = &module;
-  interp::interpret(kernel, args, grid, options);
-}
-
-// A scalar kernel argument as the bytes the emitted `constant T&` parameter reads.
-runtime::emulator::ArgSlot scalarSlot(const KernelArg& arg, const ir::Type& type) {
-  using runtime::emulator::ArgSlot;
-  if (type.isFloat()) {
-    uint64_t bits = interp::floatToBits(arg.floatValue, type.scalarKind());
-    return ArgSlot::scalarBytes(&bits, static_cast<size_t>(type.bitWidth() / 8));  // little-endian low bytes
-  }
-  uint64_t bits = static_cast<uint64_t>(arg.intValue);
-  return ArgSlot::scalarBytes(&bits, static_cast<size_t>(std::max(1, type.bitWidth() / 8)));
-}
-
-void runOnEmulator(const ir::Module& module, const ir::Function& kernel, std::vector<KernelArg>& args, Grid grid,
-                   const RunRequest& request) {
-  namespace emu = runtime::emulator;
-  codegen::CompiledKernel compiled = codegen::compileKernel(module, request.codegen.toCompileOptions());
-  emu::EmulatorOptions options = emu::EmulatorOptions::fromEnvironment();
-  options.sanitize = options.sanitize || request.sanitize;
-  emu::EmulatorKernel executable = emu::compile(compiled.source, compiled.metadata, options);
-  std::vector<emu::ArgSlot> slots;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].kind == KernelArg::Kind::Buffer)
-      slots.push_back(emu::ArgSlot::buffer(args[i].buffer.bytes.data(), args[i].buffer.bytes.size(), args[i].buffer.name));
-    else
-      slots.push_back(scalarSlot(args[i], kernel.argument(i)->type()));
-  }
-  std::array<uint32_t, 3> threadgroups{};
-  for (int d = 0; d < 3; ++d) {
-    if (grid[d] > UINT32_MAX) throw CompileError("--grid: " + std::to_string(grid[d]) + " programs exceed what a Metal grid holds");
-    threadgroups[d] = static_cast<uint32_t>(grid[d]);
-  }
-  if (grid[0] * grid[1] * grid[2] == 0) return;  // an empty grid runs nothing, as on the interpreter
-  emu::launch(executable, slots, threadgroups);
-}
-
-const std::map<std::string, DeviceRunner>& devices() {
-  static const std::map<std::string, DeviceRunner> table = {
-      {"interpreter", runOnInterpreter},
-      {"emulator", runOnEmulator},
-  };
-  return table;
-}
 
 template <typename T>
 std::optional<T> parseNumber(const std::string& text) {
@@ -220,12 +163,7 @@ KernelArg scalarArgument(const ir::Function& kernel, size_t i, const std::string
 }
 
 int run(const RunRequest& request) {
-  auto device = devices().find(request.device);
-  if (device == devices().end()) {
-    std::string known;
-    for (const auto& [name, runner] : devices()) known += (known.empty() ? "" : ", ") + name;
-    throw CompileError("--device '" + request.device + "' is not available (devices: " + known + ")");
-  }
+  const DeviceRunner& device = findDevice(request.device);
   Grid grid = parseGrid(request.grid);
   std::unique_ptr<ir::Module> module = frontend::parseTtir(readTextFile(request.file), request.file);
   ir::verify(*module);  // devices may then rely on well-formed IR
@@ -258,7 +196,7 @@ int run(const RunRequest& request) {
 
   std::vector<KernelArg> args;
   for (auto& g : given) args.push_back(std::move(*g));
-  device->second(*module, kernel, args, grid, request);
+  device(*module, kernel, args, grid, DeviceOptions{request.codegen, request.sanitize});
 
   for (const auto& [i, path] : outputs) {
     NpyArray out = arrays[i];

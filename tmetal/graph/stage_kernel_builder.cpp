@@ -1,0 +1,309 @@
+#include "tmetal/graph/stage_kernel_builder.h"
+
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "tmetal/graph/combiner_ir.h"
+#include "tmetal/ir/builder.h"
+
+namespace tmetal::graph {
+
+using ir::Attribute;
+using ir::Type;
+using ir::Value;
+
+std::vector<StageBuffer> stageBuffers(const StageDesign& d) {
+  std::vector<StageBuffer> buffers;
+  if (d.readsInput) {
+    buffers.push_back(StageBuffer::Input);
+  } else {
+    buffers.push_back(StageBuffer::PartialValues);
+    if (d.carriesIndex()) buffers.push_back(StageBuffer::PartialIndices);
+  }
+  if (d.writesPartials) {
+    buffers.push_back(StageBuffer::PartialValues);
+    if (d.carriesIndex()) buffers.push_back(StageBuffer::PartialIndices);
+  } else {
+    buffers.push_back(StageBuffer::Output);
+  }
+  return buffers;
+}
+
+namespace {
+
+const char* bufferArgumentName(StageBuffer b, bool written) {
+  switch (b) {
+    case StageBuffer::Input: return "in_ptr";
+    case StageBuffer::PartialValues: return written ? "partials_out_ptr" : "partials_ptr";
+    case StageBuffer::PartialIndices: return written ? "partial_indices_out_ptr" : "partial_indices_ptr";
+    case StageBuffer::Output: return "out_ptr";
+  }
+  return "ptr";
+}
+
+// Writes one stage kernel. Values mix scalars and tensors the way Triton's
+// frontend does: a scalar meeting a tensor is splat, tensors of one rank
+// but different extents are broadcast.
+class StageWriter {
+ public:
+  StageWriter(const StageDesign& design, const std::vector<StageScalar>& scalars)
+      : d_(design), module_(std::make_unique<ir::Module>()) {
+    function_ = module_->addFunction(d_.name, true);
+    function_->attrs().set("noinline", Attribute::boolean(false));
+    b_.setInsertionBlock(function_->entry());
+    const std::vector<StageBuffer> buffers = stageBuffers(d_);
+    const size_t reads = d_.readsInput || !d_.carriesIndex() ? 1 : 2;
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      const bool written = i >= reads;
+      ir::AttrList attrs;
+      attrs.set("tt.divisibility", Attribute::integer(16));
+      Value* v = function_->addArgument(Type::pointer(Type::scalar(bufferKind(buffers[i], written))),
+                                        bufferArgumentName(buffers[i], written), std::move(attrs));
+      (written ? writtenBuffers_ : readBuffers_).push_back(v);
+    }
+    for (const StageScalar& s : scalars) scalars_[s.name] = function_->addArgument(Type::scalar(s.kind), s.name);
+  }
+
+  std::unique_ptr<ir::Module> build() {
+    if (d_.shape == StageShape::Rows)
+      rows();
+    else
+      columns();
+    b_.ret();
+    return std::move(module_);
+  }
+
+ private:
+  ir::ScalarKind bufferKind(StageBuffer b, bool written) const {
+    if (b == StageBuffer::PartialIndices) return ir::ScalarKind::I32;
+    return written ? d_.writeKind : d_.readKind;
+  }
+
+  Value* arg(const std::string& name) const {
+    auto found = scalars_.find(name);
+    if (found == scalars_.end()) throw std::logic_error("stage kernel: no scalar argument '" + name + "'");
+    return found->second;
+  }
+
+  Value* i32(int64_t v) { return b_.constantInt(v); }
+  Value* splatConstant(const Attribute& scalar, const std::vector<int64_t>& shape) {
+    return b_.constantSplat(scalar, Type::tensor(shape, scalar.type()));
+  }
+
+  // Brings a and b to one type shape: scalars are splat, size-1 extents broadcast.
+  std::pair<Value*, Value*> match(Value* a, Value* c) {
+    const Type &ta = a->type(), &tc = c->type();
+    if (!ta.isTensor() && !tc.isTensor()) return {a, c};
+    if (!ta.isTensor()) return {b_.splat(a, tc.shape()), c};
+    if (!tc.isTensor()) return {a, b_.splat(c, ta.shape())};
+    if (ta.shape() == tc.shape()) return {a, c};
+    std::vector<int64_t> shape = ta.shape();
+    for (size_t i = 0; i < shape.size(); ++i) shape[i] = std::max(shape[i], tc.shape()[i]);
+    return {ta.shape() == shape ? a : b_.broadcast(a, shape), tc.shape() == shape ? c : b_.broadcast(c, shape)};
+  }
+  Value* op(const std::string& name, Value* a, Value* c) {
+    auto [x, y] = match(a, c);
+    return b_.binary(name, x, y);
+  }
+  Value* lessThan(Value* a, Value* c) {
+    auto [x, y] = match(a, c);
+    return b_.cmpi("slt", x, y);
+  }
+  Value* both(Value* a, Value* c) { return op("arith.andi", a, c); }
+  Value* toShape(Value* v, const std::vector<int64_t>& shape) {
+    if (!v->type().isTensor()) return b_.splat(v, shape);
+    return v->type().shape() == shape ? v : b_.broadcast(v, shape);
+  }
+
+  // sum of coordinate_k * W_stride_k over the coordinates of `index` in the
+  // walk W (index_walk.h; the outermost coordinate needs no modulo).
+  Value* walk(Value* index, const std::string& prefix, int dims) {
+    if (dims == 0) {
+      if (!index->type().isTensor()) return i32(0);
+      return splatConstant(Attribute::integer(0), index->type().shape());
+    }
+    Value* offset = nullptr;
+    Value* rest = index;
+    for (int k = dims - 1; k >= 0; --k) {
+      Value* coordinate = rest;
+      if (k > 0) {
+        Value* size = arg(prefix + "_size_" + std::to_string(k));
+        coordinate = op("arith.remsi", rest, size);
+        rest = op("arith.divsi", rest, size);
+      }
+      Value* term = op("arith.muli", coordinate, arg(prefix + "_stride_" + std::to_string(k)));
+      offset = offset ? op("arith.addi", offset, term) : term;
+    }
+    return offset;
+  }
+
+  // Splits a tile column index into (vector, lane within the vector).
+  std::pair<Value*, Value*> vectorAndLane(Value* column) {
+    if (d_.vectorWidth == 1) return {column, nullptr};
+    Value* width = splatConstant(Attribute::integer(d_.vectorWidth), column->type().shape());
+    return {b_.binary("arith.divsi", column, width), b_.binary("arith.remsi", column, width)};
+  }
+  // vectors * width + lane: element offsets from vector offsets.
+  Value* elements(Value* vectors, Value* lane) {
+    if (d_.vectorWidth == 1) return vectors;
+    Value* width = splatConstant(Attribute::integer(d_.vectorWidth), vectors->type().shape());
+    return op("arith.addi", b_.binary("arith.muli", vectors, width), lane);
+  }
+
+  // One loop trip's contribution: the elements (and indices) at `offsets`
+  // where `mask` holds, the identity elsewhere. `indexOf` gives the reduce
+  // index tensor for arg-reductions that read the input.
+  std::vector<Value*> read(Value* offsets, Value* mask, const std::function<Value*()>& indexOf) {
+    const std::vector<int64_t>& shape = offsets->type().shape();
+    Value* values = b_.load(b_.addPtr(b_.splat(readBuffers_[0], shape), offsets), mask,
+                            splatConstant(d_.readsInput ? inputIdentity(d_.combiner, d_.readKind)
+                                                        : combinerIdentity(d_.combiner, d_.readKind),
+                                          shape));
+    if (d_.readsInput) values = toAccumulator(b_, d_.combiner, values, d_.accumulatorKind);
+    if (!d_.carriesIndex()) return {values};
+    Value* noIndex = splatConstant(Attribute::integer(kNoIndex), shape);
+    Value* indices;
+    if (d_.readsInput) {
+      indices = b_.create1("arith.select", {mask, toShape(indexOf(), shape), noIndex}, noIndex->type());
+    } else {
+      indices = b_.load(b_.addPtr(b_.splat(readBuffers_[1], shape), offsets), mask, noIndex);
+    }
+    return {values, indices};
+  }
+
+  // scf.for i in [0, iterations): accumulators = combine(accumulators, trip(i)).
+  std::vector<Value*> accumulate(const std::vector<int64_t>& tile,
+                                 const std::function<std::vector<Value*>(Value* trip)>& trip) {
+    std::vector<Value*> initial{splatConstant(combinerIdentity(d_.combiner, d_.accumulatorKind), tile)};
+    if (d_.carriesIndex()) initial.push_back(splatConstant(Attribute::integer(kNoIndex), tile));
+    std::vector<Value*> operands{i32(0), arg("iterations"), i32(1)};
+    std::vector<Type> types;
+    for (Value* v : initial) {
+      operands.push_back(v);
+      types.push_back(v->type());
+    }
+    ir::Operation* loop = b_.create("scf.for", operands, types);
+    ir::Block* body = loop->addRegion()->addBlock();
+    Value* i = body->addArgument(Type::i32(), "i");
+    std::vector<Value*> carried;
+    for (Value* v : initial) carried.push_back(body->addArgument(v->type()));
+    ir::Block* outer = b_.insertionBlock();
+    b_.setInsertionBlock(body);
+    b_.create("scf.yield", combineValues(b_, d_.combiner, carried, trip(i)), {});
+    b_.setInsertionBlock(outer);
+    return loop->results();
+  }
+
+  // Stores the reduced values of plan outputs `outputs` where `valid` holds:
+  // partials at plan.partialOffset(output, split), results at the output's
+  // position.
+  void finish(const std::vector<Value*>& reduced, Value* outputs, Value* valid, Value* split) {
+    const std::vector<int64_t>& shape = outputs->type().shape();
+    if (d_.writesPartials) {
+      Value* offsets = d_.shape == StageShape::Rows
+                           ? op("arith.addi", op("arith.muli", outputs, arg("splits")), split)
+                           : op("arith.addi", op("arith.muli", split, arg("n_outputs")), outputs);
+      for (size_t k = 0; k < reduced.size(); ++k)
+        b_.store(b_.addPtr(b_.splat(writtenBuffers_[k], shape), offsets), reduced[k], valid);
+      return;
+    }
+    Value* result = reduced.back();  // arg-reductions report the index
+    if (!d_.carriesIndex()) {
+      if (d_.divideByCount) result = op("arith.divf", result, arg("count"));
+      if (d_.writeKind != d_.accumulatorKind) {
+        const Type target = Type::tensor(shape, Type::scalar(d_.writeKind));
+        result = b_.create1(ir::isFloatKind(d_.writeKind) ? "arith.truncf" : "arith.trunci", {result}, target);
+      }
+    }
+    Value* positions = walk(outputs, "pos", d_.positionWalkDims);
+    b_.store(b_.addPtr(b_.splat(writtenBuffers_[0], shape), positions), result, valid);
+  }
+
+  // Rows (ReductionStage::locate): program g serves output block g / splits
+  // as split g % splits; tile row j is output block * outputs_per_block + j,
+  // tile column c is lane c / V, vector lane c % V; on trip i the lane reads
+  // vector (i * splits + split) * lanes + lane of its output's row.
+  void rows() {
+    const std::vector<int64_t> tile{d_.tileRows, d_.tileColumns};
+    Value* pid = b_.programId(0);
+    Value* split = op("arith.remsi", pid, arg("splits"));
+    Value* block = op("arith.divsi", pid, arg("splits"));
+    Value* slot = b_.makeRange(0, d_.tileRows);
+    Value* outputs = op("arith.addi", op("arith.muli", block, arg("outputs_per_block")), slot);
+    Value* outputValid = both(lessThan(slot, arg("outputs_per_block")), lessThan(outputs, arg("n_outputs")));
+    // (clang 14 cannot capture structured bindings in lambdas)
+    const std::pair<Value*, Value*> laneAndVectorLane = vectorAndLane(b_.makeRange(0, d_.tileColumns));
+    Value* lane = laneAndVectorLane.first;
+    Value* vectorLane = laneAndVectorLane.second;
+    Value* laneValid = lessThan(lane, arg("lanes"));
+    Value* firstVector = b_.expandDims(walk(outputs, "out", d_.outerWalkDims), 1);
+    Value* outputValidColumn = b_.expandDims(outputValid, 1);
+
+    std::vector<Value*> accumulated = accumulate(tile, [&](Value* i) {
+      Value* sweep = op("arith.addi", op("arith.muli", i, arg("splits")), split);
+      Value* vector = op("arith.addi", op("arith.muli", sweep, arg("lanes")), lane);
+      Value* vectorValid = both(lessThan(vector, arg("row_vectors")), laneValid);
+      Value* vectorOffsets = b_.expandDims(walk(vector, "red", d_.reduceWalkDims), 0);
+      Value* offsets = op("arith.addi", firstVector, vectorOffsets);
+      if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
+      Value* mask = both(outputValidColumn, b_.expandDims(vectorValid, 0));
+      return read(offsets, mask, [&] {
+        Value* reduceIndex = vectorLane ? elements(vector, vectorLane) : vector;
+        return b_.expandDims(walk(reduceIndex, "idx", d_.indexWalkDims), 0);
+      });
+    });
+    finish(reduceOp(b_, d_.combiner, accumulated, 1)->results(), outputs, outputValid, split);
+  }
+
+  // Columns (ReductionStage::locate): program g serves output block
+  // g / splits as split g % splits; block b is run b / blocks_per_run and
+  // covers lanes_x vectors of it from (b % blocks_per_run) * lanes_x; tile
+  // column c is lane x = c / V, vector lane c % V; tile row y reads reduce
+  // row (i * splits + split) * threads_y + y on trip i.
+  void columns() {
+    const std::vector<int64_t> tile{d_.tileRows, d_.tileColumns};
+    Value* pid = b_.programId(0);
+    Value* split = op("arith.remsi", pid, arg("splits"));
+    Value* block = op("arith.divsi", pid, arg("splits"));
+    Value* run = op("arith.divsi", block, arg("blocks_per_run"));
+    Value* blockInRun = op("arith.remsi", block, arg("blocks_per_run"));
+    const std::pair<Value*, Value*> xAndVectorLane = vectorAndLane(b_.makeRange(0, d_.tileColumns));
+    Value* x = xAndVectorLane.first;
+    Value* vectorLane = xAndVectorLane.second;
+    Value* columnVector = op("arith.addi", op("arith.muli", blockInRun, arg("lanes_x")), x);
+    Value* columnValid = both(lessThan(x, arg("lanes_x")), lessThan(columnVector, arg("run_vectors")));
+    Value* column = vectorLane ? elements(columnVector, vectorLane) : columnVector;
+    Value* outputs = op("arith.addi", op("arith.muli", run, arg("run_outputs")), column);
+    Value* firstVector = b_.expandDims(op("arith.addi", columnVector, walk(run, "run", d_.outerWalkDims)), 0);
+    Value* y = b_.makeRange(0, d_.tileRows);
+    Value* yValid = lessThan(y, arg("threads_y"));
+    Value* columnValidRow = b_.expandDims(columnValid, 0);
+
+    std::vector<Value*> accumulated = accumulate(tile, [&](Value* i) {
+      Value* sweep = op("arith.addi", op("arith.muli", i, arg("splits")), split);
+      Value* row = op("arith.addi", op("arith.muli", sweep, arg("threads_y")), y);
+      Value* rowValid = both(lessThan(row, arg("reduce_rows")), yValid);
+      Value* offsets = op("arith.addi", b_.expandDims(walk(row, "red", d_.reduceWalkDims), 1), firstVector);
+      if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
+      Value* mask = both(b_.expandDims(rowValid, 1), columnValidRow);
+      return read(offsets, mask, [&] { return b_.expandDims(walk(row, "idx", d_.indexWalkDims), 1); });
+    });
+    finish(reduceOp(b_, d_.combiner, accumulated, 0)->results(), outputs, columnValid, split);
+  }
+
+  const StageDesign& d_;
+  std::unique_ptr<ir::Module> module_;
+  ir::Function* function_ = nullptr;
+  ir::Builder b_;
+  std::vector<Value*> readBuffers_, writtenBuffers_;
+  std::map<std::string, Value*> scalars_;
+};
+
+}  // namespace
+
+std::unique_ptr<ir::Module> buildStageModule(const StageDesign& design, const std::vector<StageScalar>& scalars) {
+  return StageWriter(design, scalars).build();
+}
+
+}  // namespace tmetal::graph
