@@ -2,9 +2,8 @@
 to MSL by tmetal's code generator and run on the MSL emulator
 (`tmetal run --device emulator`), against the case's NumPy reference.
 
-Each case runs under every MemoryLayout policy (at the case's num_warps) and
-under every num_warps in 1, 2, 4, 8 (COALESCED): the layout decides how the
-threads share the work, never the result. test_kernel_suite.py covers each
+Each case runs under every MemoryLayout policy and every num_warps in 1, 2,
+4, 8: the layout decides how the threads share the work, never the result. test_kernel_suite.py covers each
 case's own configuration; this file covers the layout space.
 
 The tool is $TMETAL_BIN, or build/bin/tmetal in the repository. The emulator
@@ -43,20 +42,12 @@ def run_on_emulator(case: suite.Case, layout: str, num_warps: int, work) -> tupl
     return problems, got
 
 
+@pytest.mark.parametrize("num_warps", WARPS)
 @pytest.mark.parametrize("layout", POLICIES)
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
-def test_case_under_each_layout_policy(case, layout, tmp_path):
-    problems, _ = run_on_emulator(case, layout, case.num_warps, tmp_path)
-    assert not problems, f"{case.name} with layout {layout}, num_warps {case.num_warps}:\n" + "\n".join(problems)
-
-
-@pytest.mark.parametrize("num_warps", WARPS)
-@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
-def test_case_under_each_num_warps(case, num_warps, tmp_path):
-    if num_warps == case.num_warps:
-        pytest.skip("the layout-policy test runs the case's own num_warps")
-    problems, _ = run_on_emulator(case, "coalesced", num_warps, tmp_path)
-    assert not problems, f"{case.name} with num_warps {num_warps}:\n" + "\n".join(problems)
+def test_case_under_each_layout(case, layout, num_warps, tmp_path):
+    problems, _ = run_on_emulator(case, layout, num_warps, tmp_path)
+    assert not problems, f"{case.name} with layout {layout}, num_warps {num_warps}:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("case_name", ["integer_ops", "argmax_argmin_rows", "cumsum_1d_i32", "atomic_histogram"])

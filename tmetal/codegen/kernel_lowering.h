@@ -25,6 +25,11 @@
 
 namespace tmetal::codegen {
 
+// A register offset of a layout's root, as the offset in the root of its
+// slice along root dimension `dim`: the same root with that offset 0, or,
+// where slicing dropped a dimension the layout did not spread, one rank less.
+std::vector<int64_t> sliceOffset(std::vector<int64_t> offset, int dim, int sliceRootRank);
+
 struct LoweringOptions {
   bool fastMath = false;
   int64_t threadgroupMemoryLimit = 32768;

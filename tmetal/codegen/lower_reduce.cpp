@@ -51,9 +51,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
   // axis in index order.
   std::vector<std::vector<int64_t>> groups(q);
   for (int64_t r = 0; r < map.numRegisters(); ++r) {
-    std::vector<int64_t> off = map.registerOffset(r);
-    off[ra] = 0;
-    int64_t target = result.registerAt(off);
+    int64_t target = result.registerAt(sliceOffset(map.registerOffset(r), ra, result.rootRank()));
     if (target < 0) throw CompileError("internal error: reduction register without a result register");
     groups[target].push_back(r);
   }

@@ -44,8 +44,7 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
   for (int64_t r = 0; r < map.numRegisters(); ++r) {
     std::vector<int64_t> off = map.registerOffset(r);
     int64_t along = off[ra];
-    off[ra] = 0;
-    int64_t q = lines.registerAt(off);
+    int64_t q = lines.registerAt(sliceOffset(off, ra, lines.rootRank()));
     if (q < 0) throw CompileError("internal error: scan register without a line");
     at[q][along / tile][along % tile] = r;
   }

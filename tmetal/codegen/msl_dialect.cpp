@@ -21,6 +21,24 @@ std::string MslDialect::builtinAttribute(Builtin b) const {
   return "?";
 }
 
+// Everything the emitted MSL names besides the kernel's own values: a value
+// called `ceil` would hide metal::ceil.
+std::vector<std::string> MslDialect::reservedNames() const {
+  return {"abs", "as_type", "atomic_compare_exchange_weak_explicit", "atomic_exchange_explicit",
+          "atomic_fetch_add_explicit", "atomic_fetch_and_explicit", "atomic_fetch_max_explicit",
+          "atomic_fetch_min_explicit", "atomic_fetch_or_explicit", "atomic_fetch_xor_explicit", "atomic_float",
+          "atomic_int", "atomic_uint", "ceil", "clamp", "copysign", "cos", "divide", "exp", "exp2", "fabs", "fast",
+          "floor", "fma", "fmax", "fmin", "fmod", "INFINITY", "isnan", "log", "log2", "max", "mem_flags",
+          "memory_order_relaxed", "metal", "min", "mulhi", "NAN", "precise", "reinterpret_cast", "rsqrt",
+          "simd_and", "simd_broadcast", "simd_max", "simd_min", "simd_or", "simd_prefix_exclusive_product",
+          "simd_prefix_exclusive_sum", "simd_prefix_inclusive_product", "simd_prefix_inclusive_sum",
+          "simd_product", "simd_shuffle", "simd_shuffle_down", "simd_shuffle_up", "simd_shuffle_xor", "simd_sum",
+          "simd_xor", "sin", "sqrt", "tanh", "threadgroup_barrier", "tmetal_atomic_cas", "tmetal_atomic_cas_float",
+          "tmetal_erf", "bool", "char", "short", "int", "long", "half", "bfloat", "float", "uchar", "ushort",
+          "uint", "ulong", "float2", "float3", "float4", "half2", "half4", "int2", "int4", "uint2", "uint4",
+          "bfloat2", "bfloat4", "char4", "short4", "long4", "vec", "packed_float4"};
+}
+
 std::string MslDialect::builtinType(Builtin b) const {
   return b == Builtin::ProgramId || b == Builtin::NumPrograms ? "uint3" : "uint";
 }

@@ -15,6 +15,7 @@ class MslDialect : public CEmitter {
   std::string kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
                               const std::vector<Builtin>& builtins) const override;
   std::string builtinAttribute(Builtin b) const override;
+  std::vector<std::string> reservedNames() const override;
   std::string builtinType(Builtin b) const override;
 
   std::string vectorType(ir::ScalarKind k, int width) const override;

@@ -33,6 +33,14 @@ std::string plusConstant(const std::string& a, int64_t c) {
 
 }  // namespace
 
+std::vector<int64_t> sliceOffset(std::vector<int64_t> offset, int dim, int sliceRootRank) {
+  if (static_cast<int>(offset.size()) == sliceRootRank)
+    offset[dim] = 0;
+  else
+    offset.erase(offset.begin() + dim);
+  return offset;
+}
+
 std::string KernelLowering::laneCoord(const TensorMap& map, int d) {
   const layout::BlockedLayout& b = map.root();
   if (b.lanesPerSimd[d] == 1) return "0";
