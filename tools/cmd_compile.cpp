@@ -1,6 +1,7 @@
-// `tmetal compile FILE.ttir --target metal [--layout L] [--num-warps N]
+// `tmetal compile FILE.ttir --target metal|cuda [--layout L] [--num-warps N]
 //  [--hardware H] [--fast-math] [-o OUT.metal] [--metadata OUT.json]`:
-// TTIR in, Metal Shading Language and its launch metadata (kernel_abi.h) out.
+// TTIR in, Metal Shading Language (or, with --target cuda, CUDA C++ for
+// measuring on NVIDIA GPUs) and its launch metadata (kernel_abi.h) out.
 #include <iostream>
 #include <memory>
 
@@ -35,9 +36,9 @@ int runCompile(const CompileCommandOptions& o) {
 
 TMETAL_COMMAND(compile, "compile", [](CLI::App& app) {
   auto o = std::make_shared<CompileCommandOptions>();
-  CLI::App* sub = app.add_subcommand("compile", "Compile a TTIR kernel to Metal Shading Language");
+  CLI::App* sub = app.add_subcommand("compile", "Compile a TTIR kernel to Metal Shading Language (or CUDA C++)");
   sub->add_option("file", o->file, "TTIR as Triton prints it (str(module) or str_nodebug())")->required();
-  sub->add_option("--target", o->codegen.target, "code generation target (metal)")->capture_default_str();
+  sub->add_option("--target", o->codegen.target, "code generation target: metal, or cuda (CUDA C++, docs/cuda.md)")->capture_default_str();
   o->codegen.addTo(sub);
   sub->add_option("-o,--output", o->output, "where to write the MSL (default: standard output)");
   sub->add_option("--metadata", o->metadata, "where to write the launch metadata JSON (kernel_abi.h)");

@@ -1,8 +1,9 @@
 // `tmetal run FILE.ttir --grid X[,Y,Z] --arg NAME=FILE.npy|SCALAR ... --out NAME=FILE.npy ...
-//  [--device interpreter|emulator] [--layout L] [--num-warps N] [--sanitize]`:
+//  [--device interpreter|emulator|cuda] [--layout L] [--num-warps N] [--sanitize]`:
 // runs a kernel on NumPy inputs and saves chosen buffers afterwards. The
 // interpreter is the oracle; the emulator compiles the kernel to MSL and runs
-// that MSL on the CPU. NAME is the kernel argument's name (debug TTIR) or its
+// that MSL on the CPU; cuda emits CUDA C++ instead and runs it on an NVIDIA
+// GPU (tools/run_device_cuda.h). NAME is the kernel argument's name (debug TTIR) or its
 // position (0, 1, ...). Scalars take the type of their kernel argument;
 // arrays must have the pointer's element size (bf16 as uint16/int16 bit
 // patterns, f16 as float16). Each device is one function in devices()
@@ -221,7 +222,8 @@ TMETAL_COMMAND(run, "run", [](CLI::App& app) -> std::function<int()> {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--device", request->device,
-                  "where to run: interpreter (the reference) or emulator (the emitted MSL on the CPU)")
+                  "where to run: interpreter (the reference), emulator (the emitted MSL on the CPU) or cuda (the "
+                  "kernel as CUDA C++ on an NVIDIA GPU, docs/cuda.md)")
       ->capture_default_str();
   request->codegen.addTo(cmd);
   cmd->add_flag("--sanitize", request->sanitize,

@@ -7,6 +7,7 @@
 #include "tmetal/interp/interpreter.h"
 #include "tmetal/runtime/emulator/emulator.h"
 #include "tmetal/support/diagnostic.h"
+#include "tools/run_device_cuda.h"
 
 namespace tmetal::tools {
 
@@ -61,6 +62,7 @@ const std::map<std::string, DeviceRunner>& devices() {
   static const std::map<std::string, DeviceRunner> table = {
       {"interpreter", runOnInterpreter},
       {"emulator", runOnEmulator},
+      {"cuda", runOnCuda},
   };
   return table;
 }

@@ -18,7 +18,8 @@ uint16 bit patterns. Scalars are written as Python prints them (ints in
 decimal, floats as the shortest repr that reads back to the same double);
 their types come from the TTIR signature.
 
-The tool is $TMETAL_BIN, or build/bin/tmetal in the repository.
+The tool is $TMETAL_BIN, or build/bin/tmetal in the repository. The devices
+are DEVICES ($TMETAL_SUITE_DEVICES).
 """
 import json
 import os
@@ -33,8 +34,10 @@ import suite
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TTIR_DIR = REPO_ROOT / "tests" / "ttir"
 TMETAL_BIN = Path(os.environ.get("TMETAL_BIN", REPO_ROOT / "build" / "bin" / "tmetal"))
-# Execution paths checked against the references; "emulator" joins later.
-DEVICES = ["interpreter", "emulator"]
+# Execution paths checked against the references. TMETAL_SUITE_DEVICES, a
+# comma-separated list, replaces them: "interpreter,cuda" on an NVIDIA machine
+# (scripts/gpu_check.sh; the cuda device needs an NVIDIA GPU, docs/cuda.md).
+DEVICES = [d.strip() for d in os.environ.get("TMETAL_SUITE_DEVICES", "interpreter,emulator").split(",") if d.strip()]
 TTIR_VARIANTS = {"debug": ".ttir", "nodebug": ".nodebug.ttir"}
 COMMAND_TIMEOUT_S = 300
 

@@ -44,56 +44,75 @@ static_assert(sizeof(long) == 8, "tmetal's i64 is long: CUDA on an LP64 host is 
 #define TMETAL_INFINITY __int_as_float(0x7f800000)
 #define TMETAL_NAN __int_as_float(0x7fc00000)
 
-// Vectors of 16-bit floats for 4- and 8-byte accesses (CUDA has none of four).
-struct __align__(4) tmetal_half2 { __half x, y; };
-struct __align__(8) tmetal_half4 { __half x, y, z, w; };
-struct __align__(4) tmetal_bfloat2 { __nv_bfloat16 x, y; };
-struct __align__(8) tmetal_bfloat4 { __nv_bfloat16 x, y, z, w; };
+// Vectors of 8- and 16-bit elements, aligned to their size as CUDA's own
+// vector types are. CUDA has no four-element half vectors, and its char4 or
+// short2 cannot be built as `char4(a, b, c, d)`, the way the lowering packs
+// the components of a 16-byte access (as MSL spells it).
+template <typename T>
+struct alignas(2 * sizeof(T)) tmetal_vec2 {
+  T x, y;
+  tmetal_vec2() = default;
+  __device__ tmetal_vec2(T x_, T y_) : x(x_), y(y_) {}
+};
+template <typename T>
+struct alignas(4 * sizeof(T)) tmetal_vec4 {
+  T x, y, z, w;
+  tmetal_vec4() = default;
+  __device__ tmetal_vec4(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
+};
+typedef tmetal_vec2<schar> tmetal_char2;
+typedef tmetal_vec4<schar> tmetal_char4;
+typedef tmetal_vec2<short> tmetal_short2;
+typedef tmetal_vec4<short> tmetal_short4;
+typedef tmetal_vec2<__half> tmetal_half2;
+typedef tmetal_vec4<__half> tmetal_half4;
+typedef tmetal_vec2<__nv_bfloat16> tmetal_bfloat2;
+typedef tmetal_vec4<__nv_bfloat16> tmetal_bfloat4;
 
 // Reinterprets the bits of a value as another type of the same size.
 template <typename To, typename From>
-static __device__ __forceinline__ To tmetal_bitcast(From x) {
+__device__ __forceinline__ To tmetal_bitcast(From x) {
   static_assert(sizeof(To) == sizeof(From), "a bitcast keeps the size");
   To y;
   memcpy(&y, &x, sizeof(To));
   return y;
 }
 
-static __device__ __forceinline__ bool tmetal_isnan(float x) { return isnan(x); }
-static __device__ __forceinline__ bool tmetal_isnan(double x) { return isnan(x); }
-static __device__ __forceinline__ bool tmetal_isnan(__half x) { return __hisnan(x); }
-static __device__ __forceinline__ bool tmetal_isnan(__nv_bfloat16 x) { return __hisnan(x); }
+__device__ __forceinline__ bool tmetal_isnan(float x) { return isnan(x); }
+__device__ __forceinline__ bool tmetal_isnan(double x) { return isnan(x); }
+__device__ __forceinline__ bool tmetal_isnan(__half x) { return __hisnan(x); }
+__device__ __forceinline__ bool tmetal_isnan(__nv_bfloat16 x) { return __hisnan(x); }
 
 // Integer min/max as MSL's min/max: the arguments' own type.
 template <typename T>
-static __device__ __forceinline__ T tmetal_max(T a, T b) { return a > b ? a : b; }
+__device__ __forceinline__ T tmetal_max(T a, T b) { return a > b ? a : b; }
 template <typename T>
-static __device__ __forceinline__ T tmetal_min(T a, T b) { return a < b ? a : b; }
+__device__ __forceinline__ T tmetal_min(T a, T b) { return a < b ? a : b; }
 // Float min/max as MSL's fmin/fmax (IEEE maxNum: a NaN loses to a number).
 // 16-bit floats go through float, where the result is exact.
-static __device__ __forceinline__ float tmetal_fmax(float a, float b) { return fmaxf(a, b); }
-static __device__ __forceinline__ float tmetal_fmin(float a, float b) { return fminf(a, b); }
-static __device__ __forceinline__ double tmetal_fmax(double a, double b) { return fmax(a, b); }
-static __device__ __forceinline__ double tmetal_fmin(double a, double b) { return fmin(a, b); }
-static __device__ __forceinline__ __half tmetal_fmax(__half a, __half b) { return __half(fmaxf(float(a), float(b))); }
-static __device__ __forceinline__ __half tmetal_fmin(__half a, __half b) { return __half(fminf(float(a), float(b))); }
-static __device__ __forceinline__ __nv_bfloat16 tmetal_fmax(__nv_bfloat16 a, __nv_bfloat16 b) {
+__device__ __forceinline__ float tmetal_fmax(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ float tmetal_fmin(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double tmetal_fmax(double a, double b) { return fmax(a, b); }
+__device__ __forceinline__ double tmetal_fmin(double a, double b) { return fmin(a, b); }
+__device__ __forceinline__ __half tmetal_fmax(__half a, __half b) { return __half(fmaxf(float(a), float(b))); }
+__device__ __forceinline__ __half tmetal_fmin(__half a, __half b) { return __half(fminf(float(a), float(b))); }
+__device__ __forceinline__ __nv_bfloat16 tmetal_fmax(__nv_bfloat16 a, __nv_bfloat16 b) {
   return __nv_bfloat16(fmaxf(float(a), float(b)));
 }
-static __device__ __forceinline__ __nv_bfloat16 tmetal_fmin(__nv_bfloat16 a, __nv_bfloat16 b) {
+__device__ __forceinline__ __nv_bfloat16 tmetal_fmin(__nv_bfloat16 a, __nv_bfloat16 b) {
   return __nv_bfloat16(fminf(float(a), float(b)));
 }
 
 // The high half of an unsigned product (MSL's mulhi).
-static __device__ __forceinline__ uint mulhi(uint a, uint b) { return __umulhi(a, b); }
-static __device__ __forceinline__ ulong mulhi(ulong a, ulong b) { return __umul64hi(a, b); }
+__device__ __forceinline__ uint mulhi(uint a, uint b) { return __umulhi(a, b); }
+__device__ __forceinline__ ulong mulhi(ulong a, ulong b) { return __umul64hi(a, b); }
 
 // Warp reductions (MSL's simd_sum, simd_max, ...): every lane gets the
 // result. Integers use the sm_80 reduction instructions; other types a
 // shuffle-xor butterfly, in which both partners of a step compute the same
 // sum (addition commutes), so every lane ends with the same bits.
 #define TMETAL_BUTTERFLY(T, NAME, COMBINE)                           \
-  static __device__ __forceinline__ T NAME(T x) {                    \
+  __device__ __forceinline__ T NAME(T x) {                    \
     for (int m = 16; m >= 1; m /= 2) {                               \
       T y = __shfl_xor_sync(0xffffffffu, x, m);                      \
       x = COMBINE;                                                   \
@@ -110,12 +129,12 @@ TMETAL_BUTTERFLY(__half, tmetal_simd_max, tmetal_fmax(x, y))
 TMETAL_BUTTERFLY(__half, tmetal_simd_min, tmetal_fmin(x, y))
 TMETAL_BUTTERFLY(int, tmetal_simd_product, x * y)
 #if __CUDA_ARCH__ >= 800
-static __device__ __forceinline__ int tmetal_simd_sum(int x) { return __reduce_add_sync(0xffffffffu, x); }
-static __device__ __forceinline__ int tmetal_simd_max(int x) { return __reduce_max_sync(0xffffffffu, x); }
-static __device__ __forceinline__ int tmetal_simd_min(int x) { return __reduce_min_sync(0xffffffffu, x); }
-static __device__ __forceinline__ int tmetal_simd_and(int x) { return int(__reduce_and_sync(0xffffffffu, uint(x))); }
-static __device__ __forceinline__ int tmetal_simd_or(int x) { return int(__reduce_or_sync(0xffffffffu, uint(x))); }
-static __device__ __forceinline__ int tmetal_simd_xor(int x) { return int(__reduce_xor_sync(0xffffffffu, uint(x))); }
+__device__ __forceinline__ int tmetal_simd_sum(int x) { return __reduce_add_sync(0xffffffffu, x); }
+__device__ __forceinline__ int tmetal_simd_max(int x) { return __reduce_max_sync(0xffffffffu, x); }
+__device__ __forceinline__ int tmetal_simd_min(int x) { return __reduce_min_sync(0xffffffffu, x); }
+__device__ __forceinline__ int tmetal_simd_and(int x) { return int(__reduce_and_sync(0xffffffffu, uint(x))); }
+__device__ __forceinline__ int tmetal_simd_or(int x) { return int(__reduce_or_sync(0xffffffffu, uint(x))); }
+__device__ __forceinline__ int tmetal_simd_xor(int x) { return int(__reduce_xor_sync(0xffffffffu, uint(x))); }
 #else
 TMETAL_BUTTERFLY(int, tmetal_simd_sum, x + y)
 TMETAL_BUTTERFLY(int, tmetal_simd_max, tmetal_max(x, y))
@@ -131,7 +150,7 @@ TMETAL_BUTTERFLY(int, tmetal_simd_xor, x ^ y)
 // the lane before, with the identity in lane 0. Threadgroups are
 // one-dimensional, so the lane is threadIdx.x % 32.
 template <typename T, typename Combine>
-static __device__ __forceinline__ T tmetal_simd_prefix_inclusive(T x, Combine combine) {
+__device__ __forceinline__ T tmetal_simd_prefix_inclusive(T x, Combine combine) {
   const uint lane = threadIdx.x % 32u;
   for (uint d = 1; d < 32u; d *= 2) {
     T y = __shfl_up_sync(0xffffffffu, x, d);
@@ -140,7 +159,7 @@ static __device__ __forceinline__ T tmetal_simd_prefix_inclusive(T x, Combine co
   return x;
 }
 template <typename T, typename Combine>
-static __device__ __forceinline__ T tmetal_simd_prefix_exclusive(T x, Combine combine, T identity) {
+__device__ __forceinline__ T tmetal_simd_prefix_exclusive(T x, Combine combine, T identity) {
   T inclusive = tmetal_simd_prefix_inclusive(x, combine);
   T before = __shfl_up_sync(0xffffffffu, inclusive, 1);
   return threadIdx.x % 32u == 0 ? identity : before;
@@ -148,13 +167,13 @@ static __device__ __forceinline__ T tmetal_simd_prefix_exclusive(T x, Combine co
 struct tmetal_add { template <typename T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct tmetal_mul { template <typename T> __device__ T operator()(T a, T b) const { return a * b; } };
 template <typename T>
-static __device__ __forceinline__ T tmetal_simd_prefix_inclusive_sum(T x) { return tmetal_simd_prefix_inclusive(x, tmetal_add()); }
+__device__ __forceinline__ T tmetal_simd_prefix_inclusive_sum(T x) { return tmetal_simd_prefix_inclusive(x, tmetal_add()); }
 template <typename T>
-static __device__ __forceinline__ T tmetal_simd_prefix_inclusive_product(T x) { return tmetal_simd_prefix_inclusive(x, tmetal_mul()); }
+__device__ __forceinline__ T tmetal_simd_prefix_inclusive_product(T x) { return tmetal_simd_prefix_inclusive(x, tmetal_mul()); }
 template <typename T>
-static __device__ __forceinline__ T tmetal_simd_prefix_exclusive_sum(T x) { return tmetal_simd_prefix_exclusive(x, tmetal_add(), T(0)); }
+__device__ __forceinline__ T tmetal_simd_prefix_exclusive_sum(T x) { return tmetal_simd_prefix_exclusive(x, tmetal_add(), T(0)); }
 template <typename T>
-static __device__ __forceinline__ T tmetal_simd_prefix_exclusive_product(T x) { return tmetal_simd_prefix_exclusive(x, tmetal_mul(), T(1)); }
+__device__ __forceinline__ T tmetal_simd_prefix_exclusive_product(T x) { return tmetal_simd_prefix_exclusive(x, tmetal_mul(), T(1)); }
 )";
 }
 
@@ -198,7 +217,7 @@ std::vector<std::string> CudaDialect::reservedNames() const {
           "rsqrtf", "sinf", "cosf", "tanhf", "erff", "floorf", "ceilf", "fabsf", "fmaf", "fmod", "exp2", "log2",
           "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil", "fabs", "fma", "atomicAdd", "atomicMax", "atomicMin",
           "atomicAnd", "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "float2", "float4", "int2", "int4",
-          "char2", "char4", "short2", "short4", "longlong2"};
+          "longlong2", "double2"};
 }
 
 std::string CudaDialect::kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
@@ -232,8 +251,8 @@ std::string CudaDialect::vectorType(ScalarKind k, int width) const {
   switch (k) {
     case ScalarKind::F32: return "float" + w;
     case ScalarKind::I32: return "int" + w;
-    case ScalarKind::I16: return "short" + w;
-    case ScalarKind::I8: return "char" + w;  // CUDA's charN holds signed chars
+    case ScalarKind::I16: return "tmetal_short" + w;
+    case ScalarKind::I8: return "tmetal_char" + w;
     case ScalarKind::I64: return "longlong" + w;
     case ScalarKind::F64: return "double" + w;
     case ScalarKind::F16: return "tmetal_half" + w;

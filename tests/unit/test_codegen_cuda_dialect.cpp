@@ -1,0 +1,247 @@
+// The CUDA dialect's spellings: what the lowering asks of each hook, for
+// every scalar kind, in a kernel that NVRTC must compile (so that a kind the
+// suite does not happen to use cannot hide a spelling CUDA rejects), and the
+// text of the spellings that matter for speed or semantics.
+#include <gtest/gtest.h>
+
+#include "tests/unit/cuda_test_support.h"
+#include "tmetal/codegen/cuda_dialect.h"
+#include "tmetal/codegen/msl_dialect.h"
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal {
+namespace {
+
+using codegen::AddressSpace;
+using codegen::AtomicOp;
+using codegen::CudaDialect;
+using codegen::MathFn;
+using codegen::SimdOp;
+using ir::ScalarKind;
+
+const ScalarKind kAllKinds[] = {ScalarKind::I1,  ScalarKind::I8,   ScalarKind::I16, ScalarKind::I32, ScalarKind::I64,
+                                ScalarKind::F16, ScalarKind::BF16, ScalarKind::F32, ScalarKind::F64};
+
+bool isFloat(ScalarKind k) { return ir::isFloatKind(k); }
+
+// A kernel that applies every hook to values of every kind it accepts.
+std::string exerciseEveryHook(const CudaDialect& d) {
+  std::string body;
+  auto line = [&](const std::string& s) { body += "  " + s + "\n"; };
+  auto var = [&](ScalarKind k) { return std::string("v_") + ir::scalarName(k); };
+  for (ScalarKind k : kAllKinds) {
+    std::string t = d.scalarType(k);
+    std::string init = k == ScalarKind::I1 ? d.boolLiteral(true)
+                       : isFloat(k)        ? d.floatLiteral(1.5, k)
+                                           : d.intLiteral(-3, k);
+    line(t + " " + var(k) + " = " + init + ";");
+  }
+  for (ScalarKind from : kAllKinds)
+    for (ScalarKind to : kAllKinds) {
+      if (to == ScalarKind::I1 && isFloat(from)) continue;  // the lowering compares with zero instead
+      line(d.scalarType(to) + " c_" + ir::scalarName(from) + "_" + ir::scalarName(to) + " = " +
+           d.convert(var(from), d.scalarType(to)) + ";");
+    }
+  for (ScalarKind k : kAllKinds) {
+    if (k == ScalarKind::I1) continue;
+    std::string t = d.scalarType(k), v = var(k);
+    line(t + " mx_" + ir::scalarName(k) + " = " + d.minMax(true, v, v, isFloat(k)) + ";");
+    line(t + " mn_" + ir::scalarName(k) + " = " + d.minMax(false, v, v, isFloat(k)) + ";");
+    line(d.unsignedType(k) + " u_" + ir::scalarName(k) + " = " + d.convert(v, d.unsignedType(k)) + ";");
+    if (isFloat(k)) {
+      line("bool nan_" + std::string(ir::scalarName(k)) + " = " + d.isNan(v) + ";");
+      line(t + " inf_" + ir::scalarName(k) + " = " + d.floatLiteral(1.0 / 0.0, k) + ";");
+      line(t + " qnan_" + ir::scalarName(k) + " = " + d.floatLiteral(0.0 / 0.0, k) + ";");
+    }
+  }
+  // Bitcasts between kinds of one width.
+  line("int b0 = " + d.bitcast(var(ScalarKind::F32), "int") + ";");
+  line("float b1 = " + d.bitcast(var(ScalarKind::I32), "float") + ";");
+  line("short b2 = " + d.bitcast(var(ScalarKind::F16), "short") + ";");
+  line("__nv_bfloat16 b3 = " + d.bitcast(var(ScalarKind::I16), d.scalarType(ScalarKind::BF16)) + ";");
+  line("double b4 = " + d.bitcast(var(ScalarKind::I64), "double") + ";");
+  // Math, precise and fast, in float and double.
+  for (MathFn fn : {MathFn::Exp, MathFn::Exp2, MathFn::Log, MathFn::Log2, MathFn::Sqrt, MathFn::Rsqrt, MathFn::Sin,
+                    MathFn::Cos, MathFn::Tanh, MathFn::Erf, MathFn::Floor, MathFn::Ceil, MathFn::AbsF, MathFn::Fma,
+                    MathFn::Div}) {
+    int arity = fn == MathFn::Fma ? 3 : fn == MathFn::Div ? 2 : 1;
+    for (ScalarKind k : {ScalarKind::F32, ScalarKind::F64})
+      for (bool fast : {false, true}) {
+        std::vector<std::string> args(arity, var(k));
+        line("acc_" + std::string(ir::scalarName(k)) + " += " + d.mathCall(fn, args, k, fast) + ";");
+      }
+  }
+  // SIMD-group functions: shuffles for every kind, reductions and prefixes where the dialect has them.
+  line("uint m = 4u;");
+  for (ScalarKind k : kAllKinds) {
+    std::string t = d.scalarType(k), v = var(k), n = ir::scalarName(k);
+    line(t + " sx_" + n + " = " + d.simdShuffleXor(v, k, "m") + ";");
+    line(t + " su_" + n + " = " + d.simdShuffleUp(v, k, "m") + ";");
+    line(t + " sd_" + n + " = " + d.simdShuffleDown(v, k, "m") + ";");
+    line(t + " sb_" + n + " = " + d.simdBroadcast(v, k, "(" + d.builtinName(codegen::Builtin::LaneIndex) + " ^ 1u)") +
+         ";");
+    for (SimdOp op : {SimdOp::Sum, SimdOp::Product, SimdOp::Max, SimdOp::Min, SimdOp::And, SimdOp::Or, SimdOp::Xor}) {
+      if (d.hasSimdReduce(op, k)) line(v + " = " + d.simdReduce(op, v) + ";");
+      if (d.hasSimdPrefix(op, k)) {
+        line(v + " = " + d.simdPrefix(op, v, true) + ";");
+        line(v + " = " + d.simdPrefix(op, v, false) + ";");
+      }
+    }
+  }
+  // Threadgroup memory and the barrier.
+  body = "  " + d.threadgroupArray("float", "tg", 128) + "\n" + body;
+  line("tg[" + d.builtinName(codegen::Builtin::ThreadIndex) + "] = v_f32;");
+  line(d.barrier());
+  // Vector accesses of every kind and width the lowering uses (up to 16 bytes).
+  for (ScalarKind k : kAllKinds) {
+    if (k == ScalarKind::I1) continue;
+    for (int width : {2, 4}) {
+      if (ir::scalarBits(k) / 8 * width > 16) continue;
+      std::string vt = d.vectorType(k, width), n = std::string(ir::scalarName(k)) + std::to_string(width);
+      std::string p = "reinterpret_cast<" + d.scalarType(k) + "*>(raw)";
+      line(vt + " ld_" + n + " = " + d.vectorLoad(p, vt, AddressSpace::Device) + ";");
+      std::vector<std::string> parts;
+      for (int c = 0; c < width; ++c) parts.push_back(d.vectorElement("ld_" + n, c));
+      line(d.vectorStore(p, vt, AddressSpace::Device, parts));
+    }
+  }
+  // 16-byte accesses of 8- and 16-bit types travel as int4 whose components
+  // the lowering packs as `char4(a, b, c, d)`, `half2(a, b)`, ... and reads
+  // back through a bitcast.
+  for (ScalarKind k : {ScalarKind::I8, ScalarKind::I16, ScalarKind::F16, ScalarKind::BF16}) {
+    int per = 4 / (ir::scalarBits(k) / 8);
+    std::string pack = d.vectorType(k, per) + "(";
+    for (int c = 0; c < per; ++c) pack += (c ? ", " : "") + var(k);
+    std::string n = ir::scalarName(k);
+    line("int pk_" + n + " = " + d.bitcast(pack + ")", "int") + ";");
+    line(var(k) + " = " + d.vectorElement(d.bitcast("pk_" + n, d.vectorType(k, per)), per - 1) + ";");
+  }
+  // Atomics the dialect has, and compare-and-swap.
+  for (AtomicOp op : {AtomicOp::Add, AtomicOp::FAdd, AtomicOp::And, AtomicOp::Or, AtomicOp::Xor, AtomicOp::Max,
+                      AtomicOp::Min, AtomicOp::UMax, AtomicOp::UMin, AtomicOp::Exch})
+    for (ScalarKind k : {ScalarKind::I32, ScalarKind::F32}) {
+      if (!d.hasAtomic(op, k)) continue;
+      std::string p = k == ScalarKind::I32 ? "ip" : "fp";
+      line(std::string(k == ScalarKind::I32 ? "v_i32" : "v_f32") + " = " + d.atomicRmw(op, p, var(k), k) + ";");
+    }
+  line("v_i32 = " + d.atomicCas("ip", "v_i32", "1", ScalarKind::I32) + ";");
+  line("v_f32 = " + d.atomicCas("fp", "v_f32", "1.0f", ScalarKind::F32) + ";");
+  line("int pid = " + d.programIdExpr(0) + " + " + d.programIdExpr(1) + " + " + d.programIdExpr(2) + " + " +
+       d.numProgramsExpr(0) + " + " + d.numProgramsExpr(2) + ";");
+  line("*ip = pid + int(" + d.builtinName(codegen::Builtin::SimdGroupIndex) + ");");
+  line("*fp = acc_f32 + float(acc_f64) + tg[0];");
+
+  ir::Type f32Ptr = ir::Type::pointer(ir::Type::f32());
+  ir::Type i32Ptr = ir::Type::pointer(ir::Type::i32());
+  ir::Type i8Ptr = ir::Type::pointer(ir::Type::i8());
+  std::string signature = d.kernelSignature("every_hook", {{"fp", f32Ptr, 0}, {"ip", i32Ptr, 1}, {"raw", i8Ptr, 2}}, {});
+  return d.filePrologue() + "\n" + d.atomicHelpers() + "\n" + signature + " {\n  float acc_f32 = 0.0f;\n" +
+         "  double acc_f64 = 0.0;\n" + body + "}\n";
+}
+
+TEST(CudaDialect, EveryHookOnEveryKindCompilesWithNvrtc) {
+  TMETAL_REQUIRE_NVRTC();
+  CudaDialect dialect(128);
+  std::string source = exerciseEveryHook(dialect);
+  try {
+    runtime::cuda::compileWithNvrtc(source, "every_hook.cu", {"sm_90", {}});
+  } catch (const CompileError& e) {
+    FAIL() << e.what() << "\n---- source ----\n" << source;
+  }
+}
+
+TEST(CudaDialect, KernelSignatureTakesPointersAndScalarsByValue) {
+  CudaDialect d(256);
+  std::string s = d.kernelSignature("k",
+                                    {{"x_ptr", ir::Type::pointer(ir::Type::f16()), 0},
+                                     {"flags", ir::Type::pointer(ir::Type::i1()), 1},
+                                     {"n", ir::Type::i32(), 2},
+                                     {"alpha", ir::Type::bf16(), 3}},
+                                    {codegen::Builtin::ProgramId, codegen::Builtin::ThreadIndex});
+  std::string head = "extern \"C\" __global__ void __launch_bounds__(256) k(";
+  std::string pad(head.size(), ' ');
+  EXPECT_EQ(s, head + "__half* x_ptr,\n" + pad + "schar* flags,\n" + pad + "int n,\n" + pad + "__nv_bfloat16 alpha)");
+}
+
+TEST(CudaDialect, TargetSpellings) {
+  CudaDialect d(128);
+  EXPECT_EQ(d.targetName(), "cuda");
+  EXPECT_EQ(d.barrier(), "__syncthreads();");
+  EXPECT_EQ(d.threadgroupArray("float", "buf", 64), "__shared__ float buf[64];");
+  EXPECT_EQ(d.simdShuffleXor("x", ScalarKind::F32, "m"), "__shfl_xor_sync(0xffffffffu, x, m)");
+  EXPECT_EQ(d.simdShuffleXor("b", ScalarKind::I1, "m"), "(__shfl_xor_sync(0xffffffffu, int(b), m) != 0)");
+  EXPECT_EQ(d.simdReduce(SimdOp::Sum, "x"), "tmetal_simd_sum(x)");
+  EXPECT_EQ(d.vectorType(ScalarKind::F32, 4), "float4");
+  EXPECT_EQ(d.vectorLoad("p", "float4", AddressSpace::Device), "*reinterpret_cast<const float4*>(p)");
+  EXPECT_EQ(d.mathCall(MathFn::Exp, {"x"}, ScalarKind::F32, false), "expf(x)");
+  EXPECT_EQ(d.mathCall(MathFn::Exp, {"x"}, ScalarKind::F32, true), "__expf(x)");
+  EXPECT_EQ(d.mathCall(MathFn::Erf, {"x"}, ScalarKind::F32, false), "erff(x)");
+  EXPECT_EQ(d.atomicRmw(AtomicOp::Max, "p", "v", ScalarKind::I32), "atomicMax(p, v)");
+  EXPECT_EQ(d.atomicRmw(AtomicOp::UMax, "p", "v", ScalarKind::I32), "int(atomicMax(reinterpret_cast<uint*>(p), uint(v)))");
+  EXPECT_EQ(d.programIdExpr(1), "int(blockIdx.y)");
+  EXPECT_EQ(d.numProgramsExpr(2), "int(gridDim.z)");
+  EXPECT_EQ(d.scalarType(ScalarKind::F16), "__half");
+  EXPECT_EQ(d.scalarType(ScalarKind::BF16), "__nv_bfloat16");
+}
+
+TEST(CudaDialect, LowersLikeMetal) {
+  // The targets must make the same lowering decisions (so that what the
+  // CUDA target measures is what Metal runs): the same SIMD reductions,
+  // prefixes and native atomics.
+  CudaDialect cuda(128);
+  codegen::MslDialect metal;
+  for (ScalarKind k : kAllKinds) {
+    for (SimdOp op : {SimdOp::Sum, SimdOp::Product, SimdOp::Max, SimdOp::Min, SimdOp::And, SimdOp::Or, SimdOp::Xor}) {
+      EXPECT_EQ(cuda.hasSimdReduce(op, k), metal.hasSimdReduce(op, k)) << ir::scalarName(k);
+      EXPECT_EQ(cuda.hasSimdPrefix(op, k), metal.hasSimdPrefix(op, k)) << ir::scalarName(k);
+    }
+    for (AtomicOp op : {AtomicOp::Add, AtomicOp::FAdd, AtomicOp::And, AtomicOp::Or, AtomicOp::Xor, AtomicOp::Max,
+                        AtomicOp::Min, AtomicOp::UMax, AtomicOp::UMin, AtomicOp::Exch})
+      EXPECT_EQ(cuda.hasAtomic(op, k), metal.hasAtomic(op, k)) << ir::scalarName(k);
+  }
+}
+
+TEST(CudaTarget, CompileKernelSelectsTheDialectAndKeepsTheMetadataSchema) {
+  auto module = cudatest::parseCase("vector_add_f32");
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  codegen::CompiledKernel cuda = codegen::compileKernel(*module, options);
+  options.target = "metal";
+  codegen::CompiledKernel metal = codegen::compileKernel(*module, options);
+  EXPECT_EQ(cuda.metadata.target, "cuda");
+  EXPECT_NE(cuda.source.find("extern \"C\" __global__ void __launch_bounds__(128) " + cuda.metadata.kernelName),
+            std::string::npos)
+      << cuda.source;
+  EXPECT_EQ(cuda.source.find("[[buffer("), std::string::npos) << "MSL attributes in CUDA source";
+  // The same parameters, builtins and layout decisions as for Metal.
+  nlohmann::json c = cuda.metadata.toJson(), m = metal.metadata.toJson();
+  c.erase("target");
+  m.erase("target");
+  EXPECT_EQ(c, m);
+  EXPECT_NE(std::find(codegen::knownTargets().begin(), codegen::knownTargets().end(), "cuda"),
+            codegen::knownTargets().end());
+}
+
+TEST(CudaTarget, HeldToMetalLimitsEvenWithAnNvidiaProfile) {
+  auto module = cudatest::parseCase("vector_add_f32");
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  options.hardware = hw::findHardwareProfile("h100");
+  ASSERT_TRUE(options.hardware);
+  codegen::CompiledKernel k = codegen::compileKernel(*module, options);
+  EXPECT_EQ(k.metadata.layouts["hardware"], hw::kGenericAppleProfileId);
+  EXPECT_EQ(k.metadata.layouts["measured_on"], "h100");
+  // Metal still refuses an NVIDIA profile, and both refuse unknown targets.
+  options.target = "metal";
+  EXPECT_THROW(codegen::compileKernel(*module, options), CompileError);
+  options.target = "opencl";
+  try {
+    codegen::compileKernel(*module, options);
+    FAIL() << "an unknown target compiled";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("known: metal, cuda"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tmetal

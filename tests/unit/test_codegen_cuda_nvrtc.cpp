@@ -1,0 +1,83 @@
+// Every kernel of the suite (tests/ttir/<case>.ttir), emitted as CUDA C++
+// under every MemoryLayout policy at the case's num_warps, must compile with
+// NVRTC for sm_90 (PTX and, through ptxas, a cubin), so that a change that
+// breaks the CUDA emitter cannot land although CI has no GPU. The GPU run
+// of the same kernels against the NumPy references is scripts/gpu_check.sh.
+#include <gtest/gtest.h>
+
+#include "tests/unit/cuda_test_support.h"
+#include "tmetal/layout/memory_layout.h"
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal {
+namespace {
+
+using cudatest::manifest;
+using cudatest::parseCase;
+
+const char* const kPolicies[] = {"coalesced", "row_major", "column_major", "tiled", "default"};
+
+class SuiteKernelCompilesWithNvrtc : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SuiteKernelCompilesWithNvrtc, ForSm90UnderEveryLayoutPolicy) {
+  TMETAL_REQUIRE_NVRTC();
+  const std::string& name = GetParam();
+  auto module = parseCase(name);
+  for (const char* policyName : kPolicies) {
+    SCOPED_TRACE(std::string("layout ") + policyName);
+    codegen::CompileOptions options;
+    options.target = "cuda";
+    options.policy = *layout::parseMemoryLayout(policyName);
+    options.numWarps = manifest()[name].value("num_warps", 4);
+    codegen::CompiledKernel kernel = codegen::compileKernel(*module, options);
+    EXPECT_EQ(kernel.metadata.target, "cuda");
+    EXPECT_EQ(kernel.metadata.threadsPerThreadgroup, options.numWarps * 32);
+    try {
+      runtime::cuda::NvrtcOutput out =
+          runtime::cuda::compileWithNvrtc(kernel.source, name + "." + policyName + ".cu", {"sm_90", {}});
+      EXPECT_NE(out.ptx.find(".entry " + kernel.metadata.kernelName), std::string::npos)
+          << "the PTX has no entry point named as the metadata's kernel";
+      EXPECT_FALSE(out.cubin.empty()) << "NVRTC gave no cubin for sm_90";
+    } catch (const CompileError& e) {
+      ADD_FAILURE() << e.what() << "\n---- the CUDA source ----\n" << kernel.source;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Suite, SuiteKernelCompilesWithNvrtc, ::testing::ValuesIn(cudatest::suiteCaseNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(Nvrtc, RejectedSourceIsACompileErrorWithTheLog) {
+  TMETAL_REQUIRE_NVRTC();
+  try {
+    runtime::cuda::compileWithNvrtc("extern \"C\" __global__ void k(float* p) { *p = undeclared_name; }\n", "bad.cu");
+    FAIL() << "NVRTC accepted an undeclared identifier";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("undeclared_name"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.cu"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Nvrtc, UnknownArchitectureIsNamed) {
+  TMETAL_REQUIRE_NVRTC();
+  try {
+    runtime::cuda::compileWithNvrtc("__global__ void k() {}\n", "k.cu", {"sm_1", {}});
+    FAIL() << "sm_1 was accepted";
+  } catch (const runtime::cuda::CudaError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot compile for sm_1"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(runtime::cuda::compileWithNvrtc("__global__ void k() {}\n", "k.cu", {"gfx90a", {}}),
+               runtime::cuda::CudaError);
+}
+
+TEST(Nvrtc, ComputeArchitectureGivesPtxOnly) {
+  TMETAL_REQUIRE_NVRTC();
+  runtime::cuda::NvrtcOutput out =
+      runtime::cuda::compileWithNvrtc("extern \"C\" __global__ void k(float* p) { *p = 1.0f; }\n", "k.cu",
+                                      {"compute_90", {}});
+  EXPECT_NE(out.ptx.find(".target sm_90"), std::string::npos) << out.ptx;
+  EXPECT_TRUE(out.cubin.empty());
+}
+
+}  // namespace
+}  // namespace tmetal
