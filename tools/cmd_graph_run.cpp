@@ -96,7 +96,7 @@ bool runOp(const graph::OpAnalysis& a, const GraphRunRequest& request, const Dev
     graph::ReductionKernels kernels = graph::buildReductionKernels(*a.plan);
     if (!request.emitTtirDir.empty()) emitTtir(request.emitTtirDir, a, kernels);
     const std::vector<uint8_t> input = graph::makeReductionInput(*a.plan, request.seed);
-    const std::vector<uint8_t> output = runReductionKernels(kernels, input, device, options);
+    const std::vector<uint8_t> output = runReductionKernels(kernels, input, device, options).output;
     const std::string ran = head + ": " + describeStages(kernels);
     if (!request.check) {
       std::cout << ran << ": " << previewOutput(output, kernels.outputKind, kernels.outputElements) << "\n";

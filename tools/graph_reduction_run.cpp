@@ -10,8 +10,8 @@ using graph::StageBuffer;
 using interp::HostBuffer;
 using interp::KernelArg;
 
-std::vector<uint8_t> runReductionKernels(const graph::ReductionKernels& kernels, const std::vector<uint8_t>& input,
-                                         const DeviceRunner& device, DeviceOptions options) {
+ReductionRunBuffers runReductionKernels(const graph::ReductionKernels& kernels, const std::vector<uint8_t>& input,
+                                        const DeviceRunner& device, DeviceOptions options) {
   // The buffers every stage draws from; a stage's arguments borrow them and
   // hand them back after it ran.
   std::map<StageBuffer, HostBuffer> buffers;
@@ -21,7 +21,10 @@ std::vector<uint8_t> runReductionKernels(const graph::ReductionKernels& kernels,
   make(StageBuffer::Input, kernels.inputKind, input);
   make(StageBuffer::PartialValues, kernels.partialKind,
        std::vector<uint8_t>(kernels.partialElements * graph::scalarBytes(kernels.partialKind)));
-  make(StageBuffer::PartialIndices, ir::ScalarKind::I32, std::vector<uint8_t>(kernels.partialElements * 4));
+  bool indices = false;
+  for (const graph::StageKernel& stage : kernels.stages)
+    for (StageBuffer role : stage.buffers) indices = indices || role == StageBuffer::PartialIndices;
+  make(StageBuffer::PartialIndices, ir::ScalarKind::I32, std::vector<uint8_t>(indices ? kernels.partialElements * 4 : 0));
   make(StageBuffer::Output, kernels.outputKind,
        std::vector<uint8_t>(kernels.outputElements * graph::scalarBytes(kernels.outputKind)));
 
@@ -36,7 +39,9 @@ std::vector<uint8_t> runReductionKernels(const graph::ReductionKernels& kernels,
     device(*stage.module, *stage.module->kernel(), args, Grid{stage.threadgroups, 1, 1}, options);
     for (size_t i = 0; i < stage.buffers.size(); ++i) buffers[stage.buffers[i]] = std::move(args[i].buffer);
   }
-  return std::move(buffers[StageBuffer::Output].bytes);
+  return ReductionRunBuffers{std::move(buffers[StageBuffer::Output].bytes),
+                             std::move(buffers[StageBuffer::PartialValues].bytes),
+                             std::move(buffers[StageBuffer::PartialIndices].bytes)};
 }
 
 }  // namespace tmetal::tools

@@ -12,11 +12,18 @@
 
 namespace tmetal::tools {
 
-// Runs every stage of `kernels` on `device` and returns the output buffer
-// (kernels.outputElements elements of kernels.outputKind). Each stage is
+// The buffers after a run: the result (kernels.outputElements elements of
+// kernels.outputKind) and, for two-stage plans, the partials between them.
+struct ReductionRunBuffers {
+  std::vector<uint8_t> output;
+  std::vector<uint8_t> partialValues;   // kernels.partialKind
+  std::vector<uint8_t> partialIndices;  // int32, arg-reductions only
+};
+
+// Runs the stages of `kernels` on `device`, in order. Each stage is
 // verified, then compiled (devices that compile) under the COALESCED policy
 // with the stage's num_warps; `options` gives the rest (hardware, sanitize).
-std::vector<uint8_t> runReductionKernels(const graph::ReductionKernels& kernels, const std::vector<uint8_t>& input,
-                                         const DeviceRunner& device, DeviceOptions options);
+ReductionRunBuffers runReductionKernels(const graph::ReductionKernels& kernels, const std::vector<uint8_t>& input,
+                                        const DeviceRunner& device, DeviceOptions options);
 
 }  // namespace tmetal::tools

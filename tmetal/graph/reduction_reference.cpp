@@ -66,7 +66,10 @@ ReductionReference referenceReduction(const ReductionPlan& plan, const std::vect
   const bool isFloat = ir::isFloatKind(plan.dtype);
   const Combiner c = plan.combiner;
   std::vector<Accumulator> acc(outputs);
-  for (Accumulator& a : acc) a.flag = c == Combiner::All;
+  for (Accumulator& a : acc) {
+    a.flag = c == Combiner::All;
+    a.wrapped = c == Combiner::Prod ? 1 : 0;
+  }
 
   // Walk the input in logical row-major order with an odometer.
   std::vector<int64_t> coords(rank, 0);
@@ -93,11 +96,17 @@ ReductionReference referenceReduction(const ReductionPlan& plan, const std::vect
         break;
       case Combiner::Max:
       case Combiner::ArgMax:
-        if (!std::isnan(x) && (a.bestIndex < 0 || x > a.best)) a.best = x, a.bestIndex = reduceIndex;
+        if (!std::isnan(x) && (a.bestIndex < 0 || x > a.best)) {
+          a.best = x;
+          a.bestIndex = reduceIndex;
+        }
         break;
       case Combiner::Min:
       case Combiner::ArgMin:
-        if (!std::isnan(x) && (a.bestIndex < 0 || x < a.best)) a.best = x, a.bestIndex = reduceIndex;
+        if (!std::isnan(x) && (a.bestIndex < 0 || x < a.best)) {
+          a.best = x;
+          a.bestIndex = reduceIndex;
+        }
         break;
       case Combiner::Any: a.flag = a.flag || x != 0; break;
       case Combiner::All: a.flag = a.flag && x != 0; break;
@@ -155,7 +164,8 @@ std::optional<std::string> compareWithReference(const ReductionReference& refere
                           coordinatesText(reference.outputShape, i), got, want, tolerance);
   }
   if (differing == 0) return std::nullopt;
-  return fmt::format("{} of {} output{} differ; {}", differing, count, count == 1 ? "" : "s", first);
+  return fmt::format("{} of {} output{} {}; {}", differing, count, count == 1 ? "" : "s",
+                     differing == 1 ? "differs" : "differ", first);
 }
 
 }  // namespace tmetal::graph

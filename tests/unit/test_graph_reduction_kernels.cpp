@@ -1,0 +1,356 @@
+// Graph reductions compiled by the planner into kernels: the index walks the
+// kernels use, the kernels' TTIR (it reads back, it is shape-generic), that
+// stage 0 writes exactly the partials locate() assigns, and that every
+// reduction op on a spread of shapes, dtypes and layouts gives the host
+// reference's result on the interpreter and on the emulator (exact for
+// integers, max/min, argmax/argmin, any/all; tolerance for float sums,
+// means and products, see reduction_reference.h).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <random>
+
+#include "tmetal/codegen/compile_kernel.h"
+#include "tmetal/frontend/ttir_reader.h"
+#include "tmetal/graph/host_elements.h"
+#include "tmetal/graph/index_walk.h"
+#include "tmetal/graph/op_analysis.h"
+#include "tmetal/graph/reduction_inputs.h"
+#include "tmetal/graph/reduction_kernels.h"
+#include "tmetal/graph/reduction_planner.h"
+#include "tmetal/graph/reduction_reference.h"
+#include "tmetal/graph/tensor_checks.h"
+#include "tmetal/ir/printer.h"
+#include "tmetal/ir/verifier.h"
+#include "tmetal/support/diagnostic.h"
+#include "tools/graph_reduction_run.h"
+
+using namespace tmetal;
+using namespace tmetal::graph;
+using ir::ScalarKind;
+
+namespace {
+
+// Compiled kernels go to the build tree's cache unless the caller chose one,
+// so a second run of the tests compiles nothing.
+[[maybe_unused]] const bool kCacheInBuildTree = [] {
+  setenv("TMETAL_CACHE_DIR", (std::string(TMETAL_BINARY_DIR) + "/emulator-test-cache").c_str(), 0);
+  return true;
+}();
+
+const hw::HardwareProfile& genericProfile() {
+  static const hw::HardwareProfile p = *hw::findHardwareProfile("apple-generic");
+  return p;
+}
+
+ReductionPlan plan(std::vector<int64_t> shape, std::vector<int> axes, Combiner c = Combiner::Sum,
+                   ScalarKind dtype = ScalarKind::F32, std::vector<int64_t> strides = {}) {
+  return planReduction({std::move(shape), std::move(strides), std::move(axes), dtype, c}, genericProfile());
+}
+
+std::string ttirOf(const StageKernel& k) { return ir::printModule(*k.module, ir::PrintOptions{false}); }
+
+const StageScalar& scalar(const StageKernel& k, const std::string& name) {
+  for (const StageScalar& s : k.scalars)
+    if (s.name == name) return s;
+  throw std::runtime_error("no scalar " + name);
+}
+
+std::string kernelError(const ReductionPlan& p) {
+  try {
+    buildReductionKernels(p);
+  } catch (const CompileError& e) {
+    return e.message();
+  }
+  return "no error";
+}
+
+tools::DeviceOptions deviceOptions() {
+  tools::DeviceOptions o;
+  o.codegen.hardware = genericProfile().id;
+  return o;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- index walks
+
+TEST(GraphIndexWalk, DropsUnitDimensionsAndMergesContiguousOnes) {
+  // [4, 1, 6, 8] row-major: one dimension of 192 with stride 1.
+  IndexWalk w = simplifyWalk({4, 1, 6, 8}, {48, 48, 8, 1});
+  EXPECT_EQ(w.sizes, (std::vector<int64_t>{192}));
+  EXPECT_EQ(w.strides, (std::vector<int64_t>{1}));
+  // A padded row (stride 10 for 8 columns) does not merge.
+  w = simplifyWalk({3, 8}, {10, 1});
+  EXPECT_EQ(w.sizes, (std::vector<int64_t>{3, 8}));
+  EXPECT_EQ(w.apply(0), 0);
+  EXPECT_EQ(w.apply(9), 11);   // (1, 1)
+  EXPECT_EQ(w.apply(23), 27);  // (2, 7)
+  EXPECT_EQ(simplifyWalk({1, 1}, {5, 7}).dims(), 0);
+}
+
+TEST(GraphIndexWalk, VectorUnitsFollowThePlansContract) {
+  IndexWalk run = vectorizeRun(simplifyWalk({3, 8}, {16, 1}), 4);
+  EXPECT_EQ(run.sizes, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(run.strides, (std::vector<int64_t>{4, 1}));
+  EXPECT_EQ(run.apply(3) * 4, 20);  // vector 3 = row 1, elements 4..7 of it
+  IndexWalk outer = stridesInVectors(simplifyWalk({5}, {12}), 4);
+  EXPECT_EQ(outer.strides, (std::vector<int64_t>{3}));
+  auto message = [](auto f) {
+    try {
+      f();
+    } catch (const std::logic_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message([] { vectorizeRun(simplifyWalk({6}, {2}), 2); }),
+            "index walk: vectors of 2 elements need a unit-stride innermost dimension");
+  EXPECT_EQ(message([] { vectorizeRun(simplifyWalk({6}, {1}), 4); }),
+            "index walk: vectors of 4 elements need an innermost size they divide");
+  EXPECT_EQ(message([] { stridesInVectors(simplifyWalk({6}, {6}), 4); }),
+            "index walk: vectors of 4 elements need strides they divide");
+}
+
+// ---------------------------------------------------------------- kernels
+
+TEST(GraphReductionKernels, LargeSumStagesTakeThePlansGeometry) {
+  ReductionPlan p = plan({1048576}, {0});
+  ReductionKernels k = buildReductionKernels(p);
+  ASSERT_EQ(k.stages.size(), 2u);
+  const StageKernel& first = k.stages[0];
+  EXPECT_EQ(first.name, "sum_f32_rows_partials");
+  EXPECT_EQ(first.buffers, (std::vector<StageBuffer>{StageBuffer::Input, StageBuffer::PartialValues}));
+  EXPECT_EQ(first.threadgroups, 24);
+  EXPECT_EQ(first.numWarps, 32);
+  EXPECT_EQ(scalar(first, "lanes").intValue, 1024);
+  EXPECT_EQ(scalar(first, "row_vectors").intValue, 262144);
+  EXPECT_EQ(scalar(first, "splits").intValue, 24);
+  EXPECT_EQ(scalar(first, "iterations").intValue, 11);
+  EXPECT_EQ(scalar(first, "red_stride_0").intValue, 1);
+  const std::string ttir = ttirOf(first);
+  EXPECT_NE(ttir.find("tensor<1x4096xf32>"), std::string::npos);  // 1 output x 1024 lanes x float4
+  EXPECT_NE(ttir.find("{tt.divisibility = 16 : i32}"), std::string::npos);
+  EXPECT_NE(ttir.find("\"tt.reduce\""), std::string::npos);
+  const StageKernel& second = k.stages[1];
+  EXPECT_EQ(second.name, "sum_f32_rows_combine");
+  EXPECT_EQ(second.buffers, (std::vector<StageBuffer>{StageBuffer::PartialValues, StageBuffer::Output}));
+  EXPECT_EQ(second.threadgroups, 1);
+  EXPECT_EQ(second.numWarps, 1);
+  EXPECT_EQ(scalar(second, "row_vectors").intValue, 6);  // 24 partials as 6 float4
+  EXPECT_EQ(k.partialElements, 24);
+  EXPECT_EQ(k.outputKind, ScalarKind::F32);
+}
+
+TEST(GraphReductionKernels, CompiledThreadgroupsAreThePlans) {
+  // 1024 threads, 32 lanes x 32 SIMD groups: the plan's threadgroup. A plan
+  // with 160 lanes (5 SIMD groups) gets a power-of-two tile of 256 lanes,
+  // the extra 96 masked off: the code generator takes power-of-two num_warps.
+  struct Case {
+    ReductionPlan p;
+    int threads;
+  };
+  for (const Case& c : {Case{plan({1048576}, {0}), 1024}, Case{plan({4, 4096}, {0}), 128},
+                        Case{plan({4096, 4}, {1}), 32}, Case{plan({37, 129}, {1}), 256}}) {
+    ReductionKernels k = buildReductionKernels(c.p);
+    codegen::CompileOptions options;
+    options.numWarps = k.stages[0].numWarps;
+    options.hardware = genericProfile();
+    codegen::CompiledKernel compiled = codegen::compileKernel(*k.stages[0].module, options);
+    EXPECT_EQ(compiled.metadata.threadsPerThreadgroup, c.threads) << k.stages[0].name;
+    if (c.threads == c.p.stages[0].threadgroupSize) continue;
+    EXPECT_EQ(c.p.stages[0].threadgroupSize, 160);
+    EXPECT_EQ(scalar(k.stages[0], "lanes").intValue, 160);
+  }
+}
+
+TEST(GraphReductionKernels, OneKernelServesEveryShapeWithTheSameTile) {
+  // The sizes are arguments: these plans differ only in them.
+  auto sameKernels = [](const ReductionPlan& a, const ReductionPlan& b) {
+    ReductionKernels ka = buildReductionKernels(a), kb = buildReductionKernels(b);
+    if (ka.stages.size() != kb.stages.size()) return false;
+    for (size_t s = 0; s < ka.stages.size(); ++s)
+      if (ttirOf(ka.stages[s]) != ttirOf(kb.stages[s])) return false;
+    return true;
+  };
+  EXPECT_TRUE(sameKernels(plan({100003}, {0}), plan({99999}, {0})));
+  EXPECT_TRUE(sameKernels(plan({4096, 4}, {1}, Combiner::Max), plan({8192, 4}, {1}, Combiner::Max)));
+  EXPECT_TRUE(sameKernels(plan({40, 64, 32}, {2}, Combiner::ArgMax), plan({64, 40, 32}, {2}, Combiner::ArgMax)));
+  EXPECT_FALSE(sameKernels(plan({100003}, {0}), plan({100000}, {0})));  // float4 instead of single floats
+}
+
+TEST(GraphReductionKernels, TtirReadsBackAndVerifies) {
+  for (const ReductionPlan& p : {plan({100003}, {0}, Combiner::ArgMin), plan({4096, 4}, {0}, Combiner::Mean, ScalarKind::F16),
+                                 plan({6, 10, 34}, {0, 2}, Combiner::Any), plan({5, 7, 9}, {1}, Combiner::Prod)}) {
+    for (const StageKernel& k : buildReductionKernels(p).stages) {
+      ir::verify(*k.module);
+      const std::string text = ttirOf(k);
+      std::unique_ptr<ir::Module> back = frontend::parseTtir(text, k.name + ".ttir");
+      ir::verify(*back);
+      EXPECT_EQ(ir::printModule(*back, ir::PrintOptions{false}), text);
+    }
+  }
+}
+
+TEST(GraphReductionKernels, RefusesWhatTheKernelsDoNotCover) {
+  EXPECT_EQ(kernelError(plan({64}, {0}, Combiner::Sum, ScalarKind::I8)),
+            "graph reduction kernels take float32, float16, bfloat16 or int32 inputs, not int8");
+  EXPECT_EQ(kernelError(plan({64}, {0}, Combiner::Mean, ScalarKind::I32)),
+            "mean of int32 is not defined (as in torch, a mean needs a float input)");
+  EXPECT_EQ(kernelError(plan({2048, 1024, 1024}, {2})),
+            "the input spans 2147483648 elements; graph reduction kernels use 32-bit offsets and take at most 2^30");
+}
+
+TEST(GraphReductionKernels, OutputTypes) {
+  EXPECT_EQ(reductionOutputKind(Combiner::Sum, ScalarKind::F16), ScalarKind::F16);
+  EXPECT_EQ(reductionOutputKind(Combiner::ArgMax, ScalarKind::F16), ScalarKind::I32);
+  EXPECT_EQ(reductionOutputKind(Combiner::All, ScalarKind::F32), ScalarKind::I8);
+}
+
+// ---------------------------------------------------------------- reference
+
+TEST(GraphReductionReference, ReportsTheFirstMismatchWithItsPosition) {
+  ReductionPlan p = plan({2, 3}, {0}, Combiner::Max, ScalarKind::I32);
+  std::vector<uint8_t> input(6 * 4);
+  for (int i = 0; i < 6; ++i) writeElement(input, ScalarKind::I32, i, i % 3 == 1 ? 7 : i);
+  ReductionReference ref = referenceReduction(p, input);
+  EXPECT_EQ(ref.expected, (std::vector<double>{3, 7, 5}));
+  std::vector<uint8_t> got(3 * 4);
+  for (int i = 0; i < 3; ++i) writeElement(got, ScalarKind::I32, i, ref.expected[i]);
+  EXPECT_EQ(compareWithReference(ref, got), std::nullopt);
+  writeElement(got, ScalarKind::I32, 2, 4);
+  EXPECT_EQ(compareWithReference(ref, got), "1 of 3 outputs differs; first at [2]: got 4, expected 5 (tolerance 0)");
+  EXPECT_EQ(compareWithReference(ref, std::vector<uint8_t>(8)), "the output holds 2 elements of i32, expected 3");
+}
+
+TEST(GraphReductionReference, ArgmaxReportsTheFirstOccurrence) {
+  ReductionPlan p = plan({2, 4}, {1}, Combiner::ArgMax, ScalarKind::I32);
+  std::vector<uint8_t> input(8 * 4);
+  const int values[8] = {1, 5, 5, 0, 2, 2, 2, 2};
+  for (int i = 0; i < 8; ++i) writeElement(input, ScalarKind::I32, i, values[i]);
+  EXPECT_EQ(referenceReduction(p, input).expected, (std::vector<double>{1, 0}));
+}
+
+// ---------------------------------------------------------------- stage 0 follows locate()
+
+namespace {
+
+// Runs stage 0 of a two-stage int32 sum on the interpreter and compares every
+// partial with the sum of the elements locate() assigns to it.
+void expectPartialsFollowLocate(const ReductionPlan& p) {
+  SCOPED_TRACE("shape " + shapeText(p.shape) + " strides " + shapeText(p.strides));
+  ASSERT_TRUE(p.twoStage());
+  ReductionKernels k = buildReductionKernels(p);
+  k.stages.pop_back();  // stage 0 alone: its partials are what we look at
+  const std::vector<uint8_t> input = makeReductionInput(p, 7);
+  const tools::ReductionRunBuffers out =
+      tools::runReductionKernels(k, input, tools::findDevice("interpreter"), deviceOptions());
+  std::vector<uint32_t> expected(k.partialElements, 0);
+  const ReductionStage& s = p.stages[0];
+  for (int64_t g = 0; g < s.threadgroups; ++g)
+    for (int64_t t = 0; t < s.threadgroupSize; ++t)
+      for (int64_t i = 0; i < s.iterations; ++i)
+        for (int v = 0; v < s.vectorWidth; ++v)
+          if (std::optional<StageElement> e = s.locate(g, t, i, v))
+            expected[p.partialOffset(e->output, e->partial)] +=
+                static_cast<uint32_t>(readIntElement(input, ScalarKind::I32, p.inputOffset(e->output, e->reduce)));
+  for (int64_t j = 0; j < k.partialElements; ++j)
+    ASSERT_EQ(static_cast<uint32_t>(readIntElement(out.partialValues, ScalarKind::I32, j)), expected[j])
+        << "partial " << j;
+}
+
+}  // namespace
+
+TEST(GraphReductionKernels, StageZeroWritesThePartialsLocateAssigns) {
+  expectPartialsFollowLocate(plan({100003}, {0}, Combiner::Sum, ScalarKind::I32));                    // all, V=1
+  expectPartialsFollowLocate(plan({20000}, {0}, Combiner::Sum, ScalarKind::I32));                     // all, V=4
+  expectPartialsFollowLocate(plan({3, 9000}, {1}, Combiner::Sum, ScalarKind::I32));                   // rows
+  expectPartialsFollowLocate(plan({3000, 6}, {0}, Combiner::Sum, ScalarKind::I32));                   // columns
+  expectPartialsFollowLocate(plan({12, 1000, 5}, {0, 1}, Combiner::Sum, ScalarKind::I32));            // columns, 3-D
+  expectPartialsFollowLocate(plan({9000, 3}, {0}, Combiner::Sum, ScalarKind::I32, {1, 9000}));        // rows via strides
+  expectPartialsFollowLocate(plan({40, 300}, {0, 1}, Combiner::Sum, ScalarKind::I32, {602, 2}));      // general
+}
+
+// ---------------------------------------------------------------- against the reference
+
+namespace {
+
+struct Shape {
+  const char* name;
+  std::vector<int64_t> shape;
+  std::vector<int> axes;
+  std::vector<int64_t> strides;  // empty: row-major
+};
+
+// What the shapes exercise, in the planner's terms.
+const Shape kOneDTwoStages{"1d_two_stages", {100003}, {0}, {}};   // all, 24 partials, single floats
+const Shape kSkinnyColumns{"skinny_4096x4_axis0", {4096, 4}, {0}, {}};  // columns, 4 partials
+const Shape kWideRows{"wide_4x4096_axis1", {4, 4096}, {1}, {}};   // a threadgroup per row
+const Shape k3dOuterInner{"3d_axes_0_2", {6, 10, 34}, {0, 2}, {}};  // rows over two axes, float2
+const Shape kOddRows{"odd_37x129_axis1", {37, 129}, {1}, {}};      // 160 lanes padded to 256
+
+const std::vector<Shape> kCoreShapes{kOneDTwoStages, kSkinnyColumns, kWideRows, k3dOuterInner, kOddRows};
+const std::vector<Shape> kMoreShapes{
+    {"1d_float4_two_stages", {65536}, {0}, {}},     // all, 16 partials of float4 reads
+    {"skinny_4096x4_axis1", {4096, 4}, {1}, {}},    // a thread per row
+    {"wide_4x4096_axis0", {4, 4096}, {0}, {}},      // column tiles, one stage
+    {"3d_middle_axis", {5, 7, 9}, {1}, {}},         // columns with runs of outputs
+    {"3d_all_axes", {6, 10, 34}, {0, 1, 2}, {}},    // all, one threadgroup
+    {"odd_37x129_axis0", {37, 129}, {0}, {}},       // columns, 2 partials
+    {"transposed_33x20_axis0", {33, 20}, {0}, {1, 33}},  // the contiguous run is reduced via strides
+    {"strided_16x8_axis1", {16, 8}, {1}, {16, 2}},       // no unit stride: general
+    {"permuted_6x5x8_axes_0_2", {6, 5, 8}, {0, 2}, {1, 48, 6}},  // reduce order differs from logical order
+};
+
+struct Case {
+  Shape shape;
+  Combiner combiner;
+  ScalarKind dtype;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  const Combiner every[] = {Combiner::Sum,    Combiner::Mean,   Combiner::Max, Combiner::Min, Combiner::Prod,
+                            Combiner::ArgMax, Combiner::ArgMin, Combiner::Any, Combiner::All};
+  for (const Shape& s : kCoreShapes)
+    for (Combiner c : every) all.push_back({s, c, ScalarKind::F32});
+  for (const Shape& s : kMoreShapes)
+    for (Combiner c : {Combiner::Sum, Combiner::Max, Combiner::ArgMax}) all.push_back({s, c, ScalarKind::F32});
+  // Other dtypes on the two two-stage shapes (rows and columns), alternating.
+  const std::vector<std::pair<ScalarKind, std::vector<Combiner>>> dtypes{
+      {ScalarKind::F16, {Combiner::Sum, Combiner::Mean, Combiner::Max, Combiner::ArgMax, Combiner::Prod, Combiner::Any}},
+      {ScalarKind::BF16, {Combiner::Sum, Combiner::Min, Combiner::ArgMin, Combiner::All}},
+      {ScalarKind::I32,
+       {Combiner::Sum, Combiner::Prod, Combiner::Max, Combiner::Min, Combiner::ArgMax, Combiner::ArgMin, Combiner::Any,
+        Combiner::All}}};
+  int n = 0;
+  for (const auto& [dtype, combiners] : dtypes)
+    for (Combiner c : combiners) all.push_back({n++ % 2 ? kSkinnyColumns : kOneDTwoStages, c, dtype});
+  return all;
+}
+
+std::string caseName(const testing::TestParamInfo<Case>& info) {
+  return std::string(info.param.shape.name) + "_" + combinerName(info.param.combiner) + "_" +
+         ir::scalarName(info.param.dtype);
+}
+
+class GraphReductionOnDevices : public testing::TestWithParam<Case> {};
+
+}  // namespace
+
+TEST_P(GraphReductionOnDevices, MatchesTheHostReference) {
+  const Case& c = GetParam();
+  ReductionPlan p = plan(c.shape.shape, c.shape.axes, c.combiner, c.dtype, c.shape.strides);
+  ReductionKernels kernels = buildReductionKernels(p);
+  const std::vector<uint8_t> input = makeReductionInput(p, 2024);
+  const ReductionReference reference = referenceReduction(p, input);
+  for (const char* device : {"interpreter", "emulator"}) {
+    SCOPED_TRACE(device);
+    const tools::ReductionRunBuffers out =
+        tools::runReductionKernels(kernels, input, tools::findDevice(device), deviceOptions());
+    EXPECT_EQ(compareWithReference(reference, out.output), std::nullopt);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(PlannerKernels, GraphReductionOnDevices, testing::ValuesIn(cases()), caseName);
