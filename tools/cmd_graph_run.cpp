@@ -161,7 +161,8 @@ TMETAL_COMMAND(graph_run, "graph-run", [](CLI::App& app) -> std::function<int()>
                                            "one op, TYPE:[d0,d1,...][:AXES[:DTYPE]], e.g. tt.sum:[1048576]:0");
   json->excludes(operation);
   cmd->add_option("--device", request->device,
-                  "where to run: interpreter (the reference) or emulator (the emitted MSL on the CPU)")
+                  "where to run: interpreter (the reference), emulator (the emitted MSL on the CPU) or cuda (the "
+                  "kernels as CUDA C++ on an NVIDIA GPU)")
       ->capture_default_str();
   cmd->add_option("--dtype", request->dtype,
                   "input dtype for every op (float32, float16, bfloat16, int32); default: each op's own");
