@@ -132,7 +132,7 @@ TEST_F(RunCommand, OutOfBoundsAccessIsReportedWithTheLine) {
 
 TEST_F(RunCommand, UnknownDeviceAndBadGrid) {
   EXPECT_EQ(run("--grid 3 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10 --device metal"),
-            std::make_pair(1, std::string("error: --device 'metal' is not available (devices: interpreter)\n")));
+            std::make_pair(1, std::string("error: --device 'metal' is not available (devices: cuda, emulator, interpreter)\n")));
   EXPECT_EQ(run("--grid 3,0,1,1 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10"),
             std::make_pair(1, std::string("error: --grid '3,0,1,1': expected 1 to 3 non-negative integers separated by commas\n")));
 }
