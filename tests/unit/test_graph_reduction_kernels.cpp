@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "tmetal/codegen/compile_kernel.h"
@@ -232,6 +233,43 @@ TEST(GraphReductionReference, ArgmaxReportsTheFirstOccurrence) {
   EXPECT_EQ(referenceReduction(p, input).expected, (std::vector<double>{1, 0}));
 }
 
+TEST(GraphReductionReference, ExactFloatSumsAllowOnlyTheOutputRounding) {
+  // 2048 + 1 is exact in float32; the float16 result must be it rounded to
+  // nearest even: 2048, not 2050.
+  ReductionPlan p = plan({2}, {0}, Combiner::Sum, ScalarKind::F16);
+  std::vector<uint8_t> input(4);
+  writeElement(input, ScalarKind::F16, 0, 2048);
+  writeElement(input, ScalarKind::F16, 1, 1);
+  ReductionReference ref = referenceReduction(p, input);
+  EXPECT_EQ(ref.tolerance, (std::vector<double>{0}));
+  std::vector<uint8_t> got(2);
+  writeElement(got, ScalarKind::F16, 0, 2048);
+  EXPECT_EQ(compareWithReference(ref, got), std::nullopt);
+  writeElement(got, ScalarKind::F16, 0, 2050);
+  EXPECT_EQ(compareWithReference(ref, got), "1 of 1 output differs; first at []: got 2050, expected 2049 (tolerance 0)");
+}
+
+TEST(GraphReductionReference, InexactSumsGetTheRoundingBound) {
+  // 0.1 needs far more than 24 bits next to 0.6: float32 rounds, and the
+  // bound is D * 2^-24 * sum|x| with D = 1 trip + 4 lanes (3 vectors of 1).
+  ReductionPlan p = plan({3}, {0});
+  std::vector<uint8_t> input(12);
+  for (int i = 0; i < 3; ++i) writeElement(input, ScalarKind::F32, i, 0.1 * (i + 1));
+  ReductionReference ref = referenceReduction(p, input);
+  const double absoluteSum = readElement(input, ScalarKind::F32, 0) + readElement(input, ScalarKind::F32, 1) +
+                             readElement(input, ScalarKind::F32, 2);
+  EXPECT_EQ(ref.tolerance, (std::vector<double>{5 * 0x1.0p-24 * absoluteSum}));
+  // Products of powers of two are exact; others are not.
+  ReductionPlan product = plan({3}, {0}, Combiner::Prod);
+  writeElement(input, ScalarKind::F32, 0, -0.5);
+  writeElement(input, ScalarKind::F32, 1, 4);
+  writeElement(input, ScalarKind::F32, 2, 1);
+  EXPECT_EQ(referenceReduction(product, input).expected, (std::vector<double>{-2}));
+  EXPECT_EQ(referenceReduction(product, input).tolerance, (std::vector<double>{0}));
+  writeElement(input, ScalarKind::F32, 2, 3);
+  EXPECT_EQ(referenceReduction(product, input).tolerance, (std::vector<double>{2 * 0x1.0p-24 * 6}));
+}
+
 // ---------------------------------------------------------------- stage 0 follows locate()
 
 namespace {
@@ -345,6 +383,9 @@ TEST_P(GraphReductionOnDevices, MatchesTheHostReference) {
   ReductionKernels kernels = buildReductionKernels(p);
   const std::vector<uint8_t> input = makeReductionInput(p, 2024);
   const ReductionReference reference = referenceReduction(p, input);
+  // The inputs make float32 exact, so only mean's division may round.
+  for (size_t i = 0; i < reference.tolerance.size() && c.combiner != Combiner::Mean; ++i)
+    ASSERT_EQ(reference.tolerance[i], 0) << "output " << i;
   for (const char* device : {"interpreter", "emulator"}) {
     SCOPED_TRACE(device);
     const tools::ReductionRunBuffers out =
@@ -354,3 +395,83 @@ TEST_P(GraphReductionOnDevices, MatchesTheHostReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PlannerKernels, GraphReductionOnDevices, testing::ValuesIn(cases()), caseName);
+
+// ---------------------------------------------------------------- random problems
+
+namespace {
+
+struct RandomProblem {
+  std::vector<int64_t> shape, strides;
+  std::vector<int> axes;
+  Combiner combiner;
+  ScalarKind dtype;
+  std::string text() const {
+    std::vector<int64_t> a(axes.begin(), axes.end());
+    return "shape " + shapeText(shape) + " strides " + shapeText(strides) + " axes " + shapeText(a) + " " +
+           combinerName(combiner) + " " + ir::scalarName(dtype);
+  }
+};
+
+// Shapes of up to 3 dimensions and 40000 elements (large enough for
+// two-stage plans), row-major, permuted, padded, broadcast or without a
+// unit stride; any axes, combiner and kernel dtype.
+RandomProblem randomProblem(std::mt19937_64& rng) {
+  auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  RandomProblem r;
+  const int rank = static_cast<int>(uniform(1, 3));
+  int64_t elements = 1;
+  for (int d = 0; d < rank; ++d) {
+    int64_t dim = uniform(0, 7) == 0 ? 1 : uniform(2, rank == 1 ? 40000 : rank == 2 ? 300 : 40);
+    dim = std::max<int64_t>(1, std::min<int64_t>(dim, 40000 / elements));
+    r.shape.push_back(dim);
+    elements *= dim;
+  }
+  std::vector<int> order(rank);  // slowest first
+  std::iota(order.begin(), order.end(), 0);
+  const int64_t style = uniform(0, 9);
+  if (style >= 5 && style < 7) std::shuffle(order.begin(), order.end(), rng);
+  r.strides.assign(rank, 0);
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    r.strides[order[i]] = stride;
+    stride *= r.shape[order[i]];
+    if (style == 7 && i == rank - 1) stride += uniform(1, 3);  // padded rows
+  }
+  if (style == 8) r.strides[uniform(0, rank - 1)] = 0;        // a broadcast dimension
+  if (style == 9) for (int64_t& s : r.strides) s *= 2;        // no unit stride
+  for (int d = 0; d < rank; ++d)
+    if (uniform(0, 1)) r.axes.push_back(d);
+  if (r.axes.empty()) r.axes.push_back(static_cast<int>(uniform(0, rank - 1)));
+  const Combiner combiners[] = {Combiner::Sum,    Combiner::Mean,   Combiner::Max, Combiner::Min, Combiner::Prod,
+                                Combiner::ArgMax, Combiner::ArgMin, Combiner::Any, Combiner::All};
+  r.combiner = combiners[uniform(0, 8)];
+  const ScalarKind dtypes[] = {ScalarKind::F32, ScalarKind::F16, ScalarKind::BF16, ScalarKind::I32};
+  r.dtype = dtypes[uniform(0, 3)];
+  if (r.combiner == Combiner::Mean && r.dtype == ScalarKind::I32) r.dtype = ScalarKind::F32;
+  return r;
+}
+
+void expectMatchesReference(const RandomProblem& r, const char* device, bool sanitize) {
+  SCOPED_TRACE(r.text() + " on " + device);
+  ReductionPlan p = plan(r.shape, r.axes, r.combiner, r.dtype, r.strides);
+  ReductionKernels kernels = buildReductionKernels(p);
+  const std::vector<uint8_t> input = makeReductionInput(p, 99);
+  tools::DeviceOptions options = deviceOptions();
+  options.sanitize = sanitize;
+  const tools::ReductionRunBuffers out = tools::runReductionKernels(kernels, input, tools::findDevice(device), options);
+  EXPECT_EQ(compareWithReference(referenceReduction(p, input), out.output), std::nullopt);
+}
+
+}  // namespace
+
+TEST(GraphReductionRandom, InterpreterMatchesTheReference) {
+  std::mt19937_64 rng(20251121);
+  for (int i = 0; i < 300; ++i) expectMatchesReference(randomProblem(rng), "interpreter", false);
+}
+
+TEST(GraphReductionRandom, SanitizedEmulatorMatchesTheReference) {
+  // Guarded buffers: a masked-off lane that still touched memory would be
+  // reported as an out-of-bounds access.
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 12; ++i) expectMatchesReference(randomProblem(rng), "emulator", true);
+}

@@ -27,21 +27,34 @@ int64_t uniformInt(double u, int64_t lo, int64_t hi) {  // in [lo, hi]
   return lo + std::min<int64_t>(hi - lo, static_cast<int64_t>(u * double(hi - lo + 1)));
 }
 
+// The q of sums' inputs k / 2^q: R * 2^q <= 2^24 keeps float32 sums exact,
+// and q stays within what the input type holds exactly for |k| <= 2^q.
+int sumGrid(ir::ScalarKind dtype, int64_t reduceCount) {
+  int q = dtype == ir::ScalarKind::F16 ? 10 : dtype == ir::ScalarKind::BF16 ? 7 : 16;
+  while (q > 0 && (reduceCount << q) > (int64_t{1} << 24)) --q;
+  return q;
+}
+
 double element(const ReductionPlan& plan, uint64_t seed, int64_t k) {
   const bool isFloat = ir::isFloatKind(plan.dtype);
   const double u = uniform(seed, k, 0);
   const double R = static_cast<double>(plan.reduceCount);
   switch (plan.combiner) {
     case Combiner::Sum:
-    case Combiner::Mean: return isFloat ? 2 * u - 1 : double(uniformInt(u, -1000, 1000));
+    case Combiner::Mean: {
+      if (!isFloat) return double(uniformInt(u, -1000, 1000));
+      const int q = sumGrid(plan.dtype, plan.reduceCount);
+      return double(uniformInt(u, -(int64_t{1} << q), int64_t{1} << q)) / double(int64_t{1} << q);
+    }
     case Combiner::Max:
     case Combiner::Min:
     case Combiner::ArgMax:
     case Combiner::ArgMin: return isFloat ? double(uniformInt(u, -32, 32)) / 32 : double(uniformInt(u, -8, 8));
     case Combiner::Prod: {
       if (!isFloat) return double(2 * uniformInt(u, 0, 9) - 9);
-      const double spread = std::min(0.5, 2 / std::sqrt(R));
-      return 1 + (2 * u - 1) * spread;
+      const double sign = uniform(seed, k, 1) < 0.5 ? -1 : 1;
+      const double rare = std::min(1.0, 16 / R);
+      return sign * (u < rare / 2 ? 2.0 : u < rare ? 0.5 : 1.0);
     }
     case Combiner::Any:
     case Combiner::All: {

@@ -7,6 +7,7 @@
 
 #include "tmetal/graph/host_elements.h"
 #include "tmetal/graph/reduction_kernels.h"
+#include "tmetal/ir/float_bits.h"
 
 namespace tmetal::graph {
 
@@ -14,32 +15,51 @@ namespace {
 
 constexpr double kFloat32Rounding = 0x1.0p-24;  // half an ulp of float32, relative
 
-double outputRounding(ir::ScalarKind k) {
-  switch (k) {
-    case ir::ScalarKind::F16: return 0x1.0p-11;
-    case ir::ScalarKind::BF16: return 0x1.0p-8;
-    default: return kFloat32Rounding;
-  }
-}
-
 // How many times a float32 accumulator may round on an element's way to the
-// result: the loop trips of each stage, plus 64 for combining the vector
-// lanes, the shuffle butterfly and the SIMD-group partials of a threadgroup.
+// result, in any combining order a device may use: per stage the loop trips,
+// then the tt.reduce over the tile, which may combine the elements of one
+// output one after another (the interpreter does): lanes x vector width for
+// rows, the threads along the reduction for columns.
 double roundingDepth(const ReductionPlan& plan) {
   double depth = 0;
-  for (const ReductionStage& s : plan.stages) depth += double(s.iterations) + 64;
+  for (const ReductionStage& s : plan.stages)
+    depth += double(s.iterations) +
+             double(s.shape == StageShape::Rows ? int64_t(s.lanesPerOutput) * s.vectorWidth : s.threadsY);
   return depth;
+}
+
+// The exponent of the lowest set bit of x (x = odd * 2^result); 0 for x == 0.
+int lowestBitExponent(double x) {
+  if (x == 0 || !std::isfinite(x)) return 0;
+  int exponent = 0;
+  const double mantissa = std::frexp(std::fabs(x), &exponent);  // x = mantissa * 2^exponent
+  uint64_t bits = static_cast<uint64_t>(std::ldexp(mantissa, 53));
+  int trailing = 0;
+  while ((bits & 1) == 0) bits >>= 1, ++trailing;
+  return exponent - 53 + trailing;
 }
 
 struct Accumulator {
   double sum = 0;
   double absoluteSum = 0;
+  int finestBit = 0;            // the smallest lowestBitExponent of the terms
+  int64_t exponentTravel = 0;   // products of powers of two: sum of |log2 |x||
+  bool powersOfTwo = true;      // every factor is +-2^k or 0
   uint32_t wrapped = 0;  // int32 sums and products, modulo 2^32
   double product = 1;
   double best = 0;
   int64_t bestIndex = -1;
   bool flag = false;
 };
+
+// Every partial sum, in any order, is a multiple of 2^finestBit no larger
+// than sum|x|: when that fits float32's 24-bit significand, float32 adds
+// without rounding.
+bool sumIsExact(const Accumulator& a) { return std::ldexp(a.absoluteSum, -a.finestBit) <= 0x1.0p24; }
+
+// Products of powers of two are exact while no partial product leaves
+// float32's normal range, which the total exponent travel bounds.
+constexpr int64_t kFloat32ExponentRange = 125;
 
 }  // namespace
 
@@ -88,12 +108,18 @@ ReductionReference referenceReduction(const ReductionPlan& plan, const std::vect
       case Combiner::Mean:
         a.sum += x;
         a.absoluteSum += std::fabs(x);
+        a.finestBit = std::min(a.finestBit, lowestBitExponent(x));
         a.wrapped += xi;
         break;
-      case Combiner::Prod:
+      case Combiner::Prod: {
         a.product *= x;
         a.wrapped *= xi;
+        int exponent = 0;
+        const bool powerOfTwo = x == 0 || std::frexp(std::fabs(x), &exponent) == 0.5;
+        a.powersOfTwo = a.powersOfTwo && powerOfTwo;
+        a.exponentTravel += x == 0 ? 0 : std::abs(exponent - 1);
         break;
+      }
       case Combiner::Max:
       case Combiner::ArgMax:
         if (!std::isnan(x) && (a.bestIndex < 0 || x > a.best)) {
@@ -115,22 +141,22 @@ ReductionReference referenceReduction(const ReductionPlan& plan, const std::vect
   }
 
   const double depth = roundingDepth(plan);
-  const double rounding = outputRounding(ref.outputKind);
   for (const Accumulator& a : acc) {
     double expected = 0, tolerance = 0;
     switch (c) {
       case Combiner::Sum:
         expected = isFloat ? a.sum : double(static_cast<int32_t>(a.wrapped));
-        if (isFloat) tolerance = depth * kFloat32Rounding * a.absoluteSum + rounding * std::fabs(expected);
+        if (isFloat && !sumIsExact(a)) tolerance = depth * kFloat32Rounding * a.absoluteSum;
         break;
       case Combiner::Mean:
         expected = a.sum / double(reduceCount);
-        tolerance = depth * kFloat32Rounding * a.absoluteSum / double(reduceCount) +
-                    (kFloat32Rounding + rounding) * std::fabs(expected);
+        tolerance = (sumIsExact(a) ? 0 : depth * kFloat32Rounding * a.absoluteSum / double(reduceCount)) +
+                    kFloat32Rounding * std::fabs(expected);  // the division
         break;
       case Combiner::Prod:
         expected = isFloat ? a.product : double(static_cast<int32_t>(a.wrapped));
-        if (isFloat) tolerance = (double(reduceCount - 1) * kFloat32Rounding + rounding) * std::fabs(expected);
+        if (isFloat && !(a.powersOfTwo && a.exponentTravel <= kFloat32ExponentRange))
+          tolerance = double(reduceCount - 1) * kFloat32Rounding * std::fabs(expected);
         break;
       case Combiner::Max:
       case Combiner::Min: expected = a.bestIndex < 0 ? NAN : a.best; break;
@@ -145,6 +171,18 @@ ReductionReference referenceReduction(const ReductionPlan& plan, const std::vect
   return ref;
 }
 
+namespace {
+
+// Whether `got` is what rounding some value in [want - tolerance, want +
+// tolerance] to `kind` can give: rounding is monotone, so those are the
+// values between the rounded ends. It covers the last rounding to a narrow
+// output type, underflow to zero and overflow to infinity included.
+bool withinRounded(double got, double want, double tolerance, ir::ScalarKind kind) {
+  return ir::roundToFloat(want - tolerance, kind) <= got && got <= ir::roundToFloat(want + tolerance, kind);
+}
+
+}  // namespace
+
 std::optional<std::string> compareWithReference(const ReductionReference& reference,
                                                 const std::vector<uint8_t>& actual) {
   const int64_t count = static_cast<int64_t>(reference.expected.size());
@@ -157,7 +195,8 @@ std::optional<std::string> compareWithReference(const ReductionReference& refere
   for (int64_t i = 0; i < count; ++i) {
     const double got = readElement(actual, reference.outputKind, i);
     const double want = reference.expected[i], tolerance = reference.tolerance[i];
-    const bool ok = tolerance == 0 ? got == want : std::fabs(got - want) <= tolerance;
+    const bool ok = ir::isFloatKind(reference.outputKind) ? withinRounded(got, want, tolerance, reference.outputKind)
+                                                          : got == want;
     if (ok) continue;
     if (differing++ == 0)
       first = fmt::format("first at {}: got {}, expected {} (tolerance {})",
