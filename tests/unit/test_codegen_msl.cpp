@@ -204,6 +204,15 @@ TEST(CodegenMsl, ArgmaxUsesAnOrderedButterflyOverTheCombiner) {
   EXPECT_EQ(count(k.source, "simd_max("), 1u);  // the plain max reduction of the same kernel
 }
 
+TEST(CodegenMsl, SixteenByteAccessesOfHalves) {
+  codegen::CompileOptions options;
+  options.numWarps = 1;  // 1024 halves over 32 threads: 16-byte vectors
+  codegen::CompiledKernel k = compileCase("vector_add_f16", options);
+  EXPECT_EQ(count(k.source, "*reinterpret_cast<device int4*>"), 3u);
+  EXPECT_NE(k.source.find("as_type<half2>(vec.w).y"), std::string::npos);
+  for (const auto& access : k.metadata.layouts["accesses"]) EXPECT_EQ(access["vector_elements"], 8);
+}
+
 TEST(CodegenMsl, FastMathSwitchesTheMathNamespace) {
   codegen::CompileOptions options;
   options.fastMath = true;
@@ -262,7 +271,9 @@ INSTANTIATE_TEST_SUITE_P(Kernels, GoldenMsl,
                                            Golden{"row_reduction.metal", "row_sum_loop", 4},
                                            Golden{"softmax.metal", "softmax_rows", 4},
                                            Golden{"argmax.metal", "argmax_argmin_rows", 4},
-                                           Golden{"column_reduction.metal", "col_reduce_loop", 4}),
+                                           Golden{"column_reduction.metal", "col_reduce_loop", 4},
+                                           Golden{"rmsnorm_f16.metal", "rmsnorm_fwd_f16", 4},
+                                           Golden{"matmul.metal", "matmul_f16_f32acc", 4}),
                          [](const ::testing::TestParamInfo<Golden>& info) {
                            std::string n = info.param.file;
                            return n.substr(0, n.find('.'));

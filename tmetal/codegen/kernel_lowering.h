@@ -139,6 +139,9 @@ class KernelLowering {
   void lowerScalarStore(const ir::Operation& op);
   // Elements one vector access covers for a memory op in its layout.
   int vectorWidth(const ir::Operation& op, const layout::TensorMap& map, int elementBytes, bool hasMask);
+  // Notes a memory access's vector width and masking in the metadata.
+  void recordAccess(const ir::Operation& op, const std::string& kind, const layout::TensorMap& map, int width,
+                    const ir::Value* mask);
   void lowerAtomicRmw(const ir::Operation& op);
   void lowerAtomicCas(const ir::Operation& op);
   std::string atomicStatement(const ir::Operation& op, const std::string& ptr, const std::vector<std::string>& values,

@@ -15,7 +15,38 @@ using layout::TensorMap;
 
 namespace {
 
-constexpr int kMaxVectorElements = 4;  // MSL vectors have at most four components
+// How a vector access of `width` elements is spelled. MSL vectors have at
+// most four components, so 16-byte accesses of 16- and 8-bit types travel as
+// int2/int4 whose components are reinterpreted as half2, char4, ...
+struct VectorSpelling {
+  const CEmitter& dialect;
+  ScalarKind kind;
+  int width;
+
+  int perCarrierComponent() const { return width <= 4 ? 1 : 4 / std::max(1, ir::scalarBits(kind) / 8); }
+  std::string type() const {
+    if (width <= 4) return dialect.vectorType(kind, width);
+    return dialect.vectorType(ScalarKind::I32, width / perCarrierComponent());
+  }
+  std::string packType() const { return dialect.vectorType(kind, perCarrierComponent()); }
+  std::string element(const std::string& vec, int j) const {
+    if (width <= 4) return dialect.vectorElement(vec, j);
+    int per = perCarrierComponent();
+    return dialect.vectorElement(dialect.bitcast(dialect.vectorElement(vec, j / per), packType()), j % per);
+  }
+  // The carrier's components for `parts` (one per element).
+  std::vector<std::string> components(const std::vector<std::string>& parts) const {
+    if (width <= 4) return parts;
+    int per = perCarrierComponent();
+    std::vector<std::string> out;
+    for (int c = 0; c < width / per; ++c) {
+      std::string packed = packType() + "(";
+      for (int k = 0; k < per; ++k) packed += (k ? ", " : "") + parts[c * per + k];
+      out.push_back(dialect.bitcast(packed + ")", dialect.scalarType(ScalarKind::I32)));
+    }
+    return out;
+  }
+};
 
 int elementBytesOf(const ir::Type& element) {
   if (element.isScalar() && element.scalarKind() == ScalarKind::I1) return 1;
@@ -23,6 +54,20 @@ int elementBytesOf(const ir::Type& element) {
 }
 
 }  // namespace
+
+void KernelLowering::recordAccess(const ir::Operation& op, const std::string& kind, const TensorMap& map, int width,
+                                  const ir::Value* mask) {
+  std::string maskKind = "none";
+  if (mask) {
+    int fastest = map.root().order[0];
+    const std::vector<int>& dims = map.layout()->rootDims();
+    auto it = std::find(dims.begin(), dims.end(), fastest);
+    bool uniform = it != dims.end() && axis_.get(mask).constancy[it - dims.begin()] % width == 0;
+    maskKind = width == 1 ? "per element" : uniform ? "uniform over each vector" : "vector where all lanes are set";
+  }
+  decisions_["accesses"].push_back({{"op", op.loc().userPos().str()}, {"kind", kind}, {"layout", map.layout()->str()},
+                                    {"vector_elements", width}, {"mask", maskKind}});
+}
 
 int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, int elementBytes, bool hasMask) {
   const ir::Type& element = op.operand(0)->type().element().pointee();
@@ -34,7 +79,7 @@ int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, i
   int dim = static_cast<int>(it - dims.begin());
   const analysis::AxisInfo& ptr = axis_.get(op.operand(0));
   int64_t v = std::min<int64_t>({map.blockElements(fastest), analysis::powerOfTwoDivisor(ptr.contiguity[dim]),
-                                 layout::kMaxVectorAccessBytes / elementBytes, kMaxVectorElements});
+                                 layout::kMaxVectorAccessBytes / elementBytes});
   while (v > 1 && ptr.divisibilityAtRuns(dim, v, elementBytes) < v * elementBytes) v /= 2;
   (void)hasMask;
   return static_cast<int>(std::max<int64_t>(v, 1));
@@ -62,6 +107,7 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   std::string name = nameFor(v);
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
   int width = vectorWidth(op, map, elementBytesOf(element), mask != nullptr);
+  recordAccess(op, "load", map, width, mask ? op.operand(1) : nullptr);
   if (n == 1) {
     std::string value = read(ptr.regs[0]);
     if (mask) value = mask->regs[0] + " ? " + value + " : " + otherAt(0);
@@ -90,24 +136,25 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
 
   // Vector accesses: registers [g*width, g*width + width) are consecutive
   // elements of the fastest dimension.
-  std::string vt = dialect_.vectorType(element.scalarKind(), width);
+  VectorSpelling spelling{dialect_, element.scalarKind(), width};
+  std::string vt = spelling.type();
   int fastest = map.root().order[0];
   int dim = static_cast<int>(std::find(l->rootDims().begin(), l->rootDims().end(), fastest) - l->rootDims().begin());
   bool maskUniform = mask && axis_.get(op.operand(1)).constancy[dim] % width == 0;
   int64_t groups = n / width;
   // Emits the accesses of one group whose first register is `first` (a
   // loop expression or a number); `reg(k)` names register first + k of a tensor.
-  auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {
+  auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg, bool ownBlock) {
     std::string p = reg(ptr, 0);
     auto vectorPath = [&]() {
       const std::string t = "vec";  // block-local, reserved: no value takes this name
       body_.line(vt + " " + t + " = " + dialect_.vectorLoad(p, vt, AddressSpace::Device) + ";");
-      for (int k = 0; k < width; ++k) body_.line(reg(out, k) + " = " + dialect_.vectorElement(t, k) + ";");
+      for (int k = 0; k < width; ++k) body_.line(reg(out, k) + " = " + spelling.element(t, k) + ";");
     };
     if (!mask) {
-      body_.open("");
+      if (ownBlock) body_.open("");
       vectorPath();
-      body_.close();
+      if (ownBlock) body_.close();
       return;
     }
     std::string all = reg(*mask, 0);
@@ -129,13 +176,12 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   if (symbolic && groups > 1) {
     std::string w = std::to_string(width);
     body_.open("for (int g = 0; g < " + std::to_string(groups) + "; ++g)");
-    emitGroup([&](const RegisterTensor& t, int k) {
-      return *t.at(w + " * g" + (k ? " + " + std::to_string(k) : ""));
-    });
+    emitGroup([&](const RegisterTensor& t, int k) { return *t.at(w + " * g" + (k ? " + " + std::to_string(k) : "")); },
+              false);
     body_.close();
   } else {
     for (int64_t g = 0; g < groups; ++g)
-      emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; });
+      emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; }, true);
   }
   return out;
 }
@@ -152,6 +198,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
     return "*" + p + " = " + (isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x) + ";";
   };
   int width = vectorWidth(op, map, elementBytesOf(element), mask != nullptr);
+  recordAccess(op, "store", map, width, mask ? op.operand(2) : nullptr);
   std::string owner = ownerCondition(map);
   if (n == 1 && width == 1) {
     std::string cond = owner;
@@ -174,7 +221,8 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
           return (mask ? "if (" + mask->regs[r] + ") " : "") + write(ptr.regs[r], value.regs[r]);
         });
   } else {
-    std::string vt = dialect_.vectorType(element.scalarKind(), width);
+    VectorSpelling spelling{dialect_, element.scalarKind(), width};
+    std::string vt = spelling.type();
     int fastest = map.root().order[0];
     const std::vector<int>& dims = map.layout()->rootDims();
     int dim = static_cast<int>(std::find(dims.begin(), dims.end(), fastest) - dims.begin());
@@ -183,7 +231,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
     auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {
       std::vector<std::string> parts;
       for (int k = 0; k < width; ++k) parts.push_back(reg(value, k));
-      std::string vectorStore = dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, parts);
+      std::string vectorStore = dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, spelling.components(parts));
       if (!mask) {
         body_.line(vectorStore);
         return;
