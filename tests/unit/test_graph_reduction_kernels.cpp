@@ -368,6 +368,10 @@ std::vector<Case> cases() {
   return all;
 }
 
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.shape.name << " " << combinerName(c.combiner) << " " << ir::scalarName(c.dtype);
+}
+
 std::string caseName(const testing::TestParamInfo<Case>& info) {
   return std::string(info.param.shape.name) + "_" + combinerName(info.param.combiner) + "_" +
          ir::scalarName(info.param.dtype);
