@@ -195,7 +195,7 @@ def environment(args, gpu) -> dict:
         "host": platform.node(),
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "tmetal": str(args.tmetal),
+        "tmetal": str(Path(args.tmetal).resolve()),
         "tmetal_version": TmetalCli.version_of(args.tmetal),
         "hardware_profile": args.hardware or "",
     }
@@ -232,7 +232,7 @@ class TmetalCli:
     outputs kept in a work folder (a compile is reused within a run)."""
 
     def __init__(self, path: str, work: Path, hardware: str):
-        self.path = str(path)
+        self.path = str(Path(path).resolve())
         self.work = work
         self.hardware = hardware
         if not (os.path.isfile(self.path) and os.access(self.path, os.X_OK)):
@@ -360,6 +360,8 @@ class Gpu:
             self._stream = cupy.cuda.ExternalStream(stream)
             self._stream.use()
         self.include_dirs = cuda_include_dirs()
+        self.use_include = False
+        self.loader = "nvrtc"  # or "cupy.RawModule" when cupy's NVRTC binding is unusable
         self._functions: dict[str, object] = {}
 
     def describe(self) -> dict:
@@ -385,25 +387,73 @@ class Gpu:
         return info
 
     def load(self, compiled: Compiled):
-        """The kernel of `compiled`, compiled by NVRTC through cupy (cached by source)."""
+        """The kernel of `compiled`, compiled by NVRTC with the flags tmetal's
+        own CUDA runtime uses (tmetal/runtime/cuda/nvrtc_compiler.cpp) and
+        loaded into torch's context through cupy; cached by source."""
         key = hashlib.sha256(compiled.source.encode()).hexdigest()
         if key in self._functions:
             return self._functions[key]
         name = compiled.metadata["kernel"]
-        try:
-            fn = self.cupy.RawModule(code=compiled.source, options=self.NVRTC_OPTIONS).get_function(name)
-        except Exception as e:  # noqa: BLE001
-            text = str(e)
-            if not (("cuda_fp16" in text or "cuda_bf16" in text) and self.include_dirs):
-                raise BenchError(f"NVRTC ({compiled.path.name}): " + " | ".join(text.strip().splitlines()[:8]))
-            options = self.NVRTC_OPTIONS + tuple("-I" + d for d in self.include_dirs)
+        fn = None
+        if self.loader == "nvrtc":
             try:
-                fn = self.cupy.RawModule(code=compiled.source, options=options).get_function(name)
-            except Exception as e2:  # noqa: BLE001
-                raise BenchError(f"NVRTC ({compiled.path.name}): " +
-                                 " | ".join(str(e2).strip().splitlines()[:8])) from None
+                fn = self._load_nvrtc(compiled, name)
+            except BenchError:
+                raise
+            except Exception as e:  # noqa: BLE001  (cupy's NVRTC binding missing or changed)
+                log(f"note: NVRTC through cupy's binding failed ({short_error(e, 200)}); using cupy.RawModule, "
+                    f"which adds -ftz=true")
+                self.loader = "cupy.RawModule"
+        if fn is None:
+            fn = self._load_rawmodule(compiled, name)
         self._functions[key] = fn
         return fn
+
+    def _nvrtc_options(self) -> list[str]:
+        major, minor = self.torch.cuda.get_device_capability(self.device)
+        options = [f"--gpu-architecture=sm_{major}{minor}", *self.NVRTC_OPTIONS]
+        return options + [f"--include-path={d}" for d in self.include_dirs] if self.use_include else options
+
+    def _load_nvrtc(self, compiled: Compiled, name: str):
+        try:
+            from cupy_backends.cuda.libs import nvrtc
+        except ImportError:
+            from cupy.cuda import nvrtc
+        for attempt in range(2):
+            prog = nvrtc.createProgram(compiled.source, f"{name}.cu", (), ())
+            try:
+                try:
+                    nvrtc.compileProgram(prog, self._nvrtc_options())
+                except nvrtc.NVRTCError:
+                    text = nvrtc.getProgramLog(prog)
+                    if (attempt == 0 and not self.use_include and self.include_dirs and
+                            ("cuda_fp16" in text or "cuda_bf16" in text)):
+                        self.use_include = True  # NVRTC without builtin cuda_fp16.h (13.0): from now on
+                        continue
+                    raise BenchError(f"NVRTC ({compiled.path.name}): " +
+                                     " | ".join(text.strip().splitlines()[:8])) from None
+                binary = nvrtc.getCUBIN(prog)
+            finally:
+                nvrtc.destroyProgram(prog)
+            module = self.cupy.cuda.function.Module()
+            module.load(binary)
+            return module.get_function(name)
+        raise BenchError(f"NVRTC ({compiled.path.name}): cuda_fp16.h not found")
+
+    def _load_rawmodule(self, compiled: Compiled, name: str):
+        for attempt in range(2):
+            options = ("--std=c++17", ) + (tuple("-I" + d for d in self.include_dirs) if self.use_include else ())
+            try:
+                return self.cupy.RawModule(code=compiled.source, options=options).get_function(name)
+            except Exception as e:  # noqa: BLE001
+                text = str(e)
+                if (attempt == 0 and not self.use_include and self.include_dirs and
+                        ("cuda_fp16" in text or "cuda_bf16" in text)):
+                    self.use_include = True
+                    continue
+                raise BenchError(f"NVRTC ({compiled.path.name}): " +
+                                 " | ".join(text.strip().splitlines()[:8])) from None
+        raise BenchError(f"NVRTC ({compiled.path.name}): cuda_fp16.h not found")
 
     def bench_ms(self, fn) -> float:
         return float(self.do_bench(fn, warmup=self.warmup_ms, rep=self.rep_ms, return_mode="median"))
@@ -624,6 +674,10 @@ class Runner:
             raise ContextLost(f"kernel failed: {short_error(e)}") from None
 
     def finish_run(self) -> None:
+        if self.gpu is not None:
+            self.results.doc["environment"]["kernel_loader"] = (
+                f"{self.gpu.loader}: " + (" ".join(self.gpu._nvrtc_options()) if self.gpu.loader == "nvrtc" else
+                                          "--std=c++17 -ftz=true (cupy's default)"))
         try:
             self.summarize()
         except Exception as e:  # noqa: BLE001
@@ -746,8 +800,8 @@ class LayoutsBench(Runner):
             return "ok"
         x, out, ref, tol = self.tensors(state, m, n, dtype)
         fn = self.gpu.load(compiled)
-        args = launch_args(compiled.metadata, entry["args"],
-                           {"x_ptr": x, "out_ptr": out, "n_rows": m, "n_cols": n, "stride_row": n})
+        args = tuple(launch_args(compiled.metadata, entry["args"],
+                                 {"x_ptr": x, "out_ptr": out, "n_rows": m, "n_cols": n, "stride_row": n}))
         block = (compiled.threads, 1, 1)
 
         def launch():

@@ -48,7 +48,9 @@ def fmt_speedup(value, against: str = "") -> str:
 
 
 def fmt_mb(nbytes) -> str:
-    return "-" if nbytes is None else f"{nbytes / 1e6:.1f}"
+    if nbytes is None:
+        return "-"
+    return f"{nbytes / 1e6:.1f}" if nbytes >= 1e5 else f"{nbytes / 1e6:.3f}"
 
 
 def cell_text(text: str) -> str:
@@ -130,8 +132,9 @@ def render_layouts(doc: dict) -> str:
             cells.append("-")
         lines.append("| " + " | ".join(cells) + " |")
     failures = [r for r in rows if r.get("error") and r.get("status") != "skipped"]
-    for r in failures:
+    if failures:
         lines.append("")
+    for r in failures:
         lines.append(f"- {r['dtype']} {r['size']} {r['layout']}: FAILED: {cell_text(r['error'])}")
     return "\n".join(lines) + "\n"
 
