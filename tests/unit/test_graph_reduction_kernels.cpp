@@ -200,7 +200,12 @@ TEST(GraphReductionKernels, RefusesWhatTheKernelsDoNotCover) {
   EXPECT_EQ(kernelError(plan({64}, {0}, Combiner::Mean, ScalarKind::I32)),
             "mean of int32 is not defined (as in torch, a mean needs a float input)");
   EXPECT_EQ(kernelError(plan({2048, 1024, 1024}, {2})),
-            "the input spans 2147483648 elements; graph reduction kernels use 32-bit offsets and take at most 2^30");
+            "the input has 2147483648 elements spanning 2147483648; graph reduction kernels use 32-bit offsets and "
+            "indices, so at most 2^30 of each");
+  // A broadcast input spans one element but still counts 2^31 indices.
+  EXPECT_EQ(kernelError(plan({int64_t{1} << 31}, {0}, Combiner::ArgMax, ScalarKind::F32, {0})),
+            "the input has 2147483648 elements spanning 1; graph reduction kernels use 32-bit offsets and indices, so "
+            "at most 2^30 of each");
 }
 
 TEST(GraphReductionKernels, OutputTypes) {

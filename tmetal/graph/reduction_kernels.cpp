@@ -49,16 +49,17 @@ void checkSupported(const ReductionPlan& plan) {
                        dtypeName(k));
   if (plan.combiner == Combiner::Mean && !ir::isFloatKind(k))
     throw CompileError("mean of " + dtypeName(k) + " is not defined (as in torch, a mean needs a float input)");
+  // Partials (outputs x splits) never outnumber the elements: splits <= sweeps.
   const int64_t span = inputSpan(plan);
-  const int64_t partials = plan.outputCount * plan.partialsPerOutput();
-  if (span > kLargestIndex || partials > kLargestIndex)
-    throw CompileError("the input spans " + std::to_string(span) +
-                       " elements; graph reduction kernels use 32-bit offsets and take at most 2^30");
+  const int64_t elements = plan.outputCount * plan.reduceCount;
+  if (span > kLargestIndex || elements > kLargestIndex)
+    throw CompileError("the input has " + std::to_string(elements) + " elements spanning " + std::to_string(span) +
+                       "; graph reduction kernels use 32-bit offsets and indices, so at most 2^30 of each");
 }
 
-// Row-major strides of the dimensions `kept` selects, counting only those:
-// the strides of the output tensor (kept dimensions) or of the index argmax
-// reports (reduced dimensions, in logical order).
+// Row-major strides over either the kept dimensions (reduced = false: the
+// output tensor's strides) or the reduced ones (reduced = true: the index
+// argmax reports), in logical order; 0 for the other dimensions.
 std::vector<int64_t> selectedStrides(const ReductionPlan& plan, bool reduced) {
   std::vector<int64_t> strides(plan.shape.size(), 0);
   int64_t stride = 1;
