@@ -154,7 +154,7 @@ for t in test_codegen_cuda_dialect test_codegen_cuda_nvrtc test_runtime_cuda; do
   CI=true "$BUILD/tests/unit/$t" --gtest_color=no >"$OUT/$t.part" 2>&1
   rc=$?
   cat "$OUT/$t.part" >>"$OUT/unit_tests.log"
-  counts="$(grep -E '^\[  (PASSED|FAILED|SKIPPED)  \] [0-9]+ test' "$OUT/$t.part" | sed 's/[][]//g' | tr -s ' ' | tr '\n' ';')"
+  counts="$(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test' "$OUT/$t.part" | sed 's/[][]//g' | tr -s ' ' | tr '\n' ';')"
   rm -f "$OUT/$t.part"
   if [ $rc -eq 0 ]; then say "unit: $t passed ($counts)"; else say "unit: $t FAILED ($counts)"; failures=$((failures + 1)); fi
 done

@@ -20,10 +20,10 @@ struct Loaded {
 Loaded* load() {
   auto* loaded = new Loaded();  // never freed: the driver outlives every static destructor
   std::vector<std::string> candidates;
-  if (const char* path = std::getenv("TMETAL_CUDA_DRIVER_LIBRARY"); path && *path) candidates.push_back(path);
   // Only the versioned name: the toolkit's stubs/libcuda.so is a link-time
-  // stand-in that fails every call.
-  candidates.push_back("libcuda.so.1");
+  // stand-in that fails every call. An explicit choice is the only candidate.
+  const char* path = std::getenv("TMETAL_CUDA_DRIVER_LIBRARY");
+  candidates.push_back(path && *path ? path : "libcuda.so.1");
   std::string tried;
   loaded->library = DynamicLibrary::openFirst(candidates, &tried);
   if (!loaded->library) {

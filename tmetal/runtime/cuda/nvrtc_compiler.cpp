@@ -65,13 +65,17 @@ std::vector<std::string> toolkitLibraryDirs() {
 NvrtcApi* loadNvrtc() {
   auto* api = new NvrtcApi();  // never freed: see DynamicLibrary's destructor
   std::vector<std::string> candidates;
+  // An explicit choice is the only candidate: falling back would hide a typo.
   std::string explicitPath = envOr("TMETAL_NVRTC_LIBRARY");
-  if (!explicitPath.empty()) candidates.push_back(explicitPath);
-  // Newest first; the unversioned libnvrtc.so exists only with the -dev files.
-  for (const char* soname : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"})
-    candidates.push_back(soname);
-  for (const std::string& dir : toolkitLibraryDirs())
-    for (const std::string& path : versionedLibrariesIn(dir, "libnvrtc")) candidates.push_back(path);
+  if (!explicitPath.empty()) {
+    candidates.push_back(explicitPath);
+  } else {
+    // Newest first; the unversioned libnvrtc.so exists only with the -dev files.
+    for (const char* soname : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so"})
+      candidates.push_back(soname);
+    for (const std::string& dir : toolkitLibraryDirs())
+      for (const std::string& path : versionedLibrariesIn(dir, "libnvrtc")) candidates.push_back(path);
+  }
   std::string tried;
   api->library = DynamicLibrary::openFirst(candidates, &tried);
   if (!api->library) {

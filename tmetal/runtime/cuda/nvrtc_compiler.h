@@ -3,8 +3,8 @@
 // device's compute capability) and by the GPU-less CI check that every
 // kernel of the suite compiles (tests/unit/test_codegen_cuda_nvrtc.cpp).
 //
-// The library is the first that loads of: $TMETAL_NVRTC_LIBRARY; the
-// versioned libnvrtc.so.N found by the dynamic loader (LD_LIBRARY_PATH, the
+// The library is $TMETAL_NVRTC_LIBRARY when set, else the first that loads
+// of: the versioned libnvrtc.so.N found by the dynamic loader (LD_LIBRARY_PATH, the
 // ld.so cache); libnvrtc.so.N in $CUDA_HOME/lib64, $CUDA_PATH/lib64,
 // /usr/local/cuda/lib64 and /usr/local/cuda/targets/<arch>-linux/lib.
 // cuda_fp16.h and cuda_bf16.h come from NVRTC's builtin headers where it has
