@@ -461,7 +461,7 @@ std::string CudaDialect::atomicCas(const std::string& ptr, const std::string& ex
 
 std::string CudaDialect::atomicHelpers() const {
   return R"(// Floats compare and swap their bits, as Triton's cmpxchg does.
-static __device__ __forceinline__ float tmetal_atomic_cas_float(float* p, float expected, float desired) {
+__device__ __forceinline__ float tmetal_atomic_cas_float(float* p, float expected, float desired) {
   return __int_as_float(atomicCAS(reinterpret_cast<int*>(p), __float_as_int(expected), __float_as_int(desired)));
 }
 )";
