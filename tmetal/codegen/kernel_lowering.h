@@ -92,8 +92,6 @@ class KernelLowering {
   std::string simdCoord(const layout::TensorMap& map, int d);
   // "" when every thread owns its elements, else a condition.
   std::string ownerCondition(const layout::TensorMap& map);
-  // The linear (row-major) index of register r's element, as base + constant.
-  std::string linearIndex(const layout::TensorMap& map, int64_t r);
   std::string linearIndexBase(const layout::TensorMap& map);
   int64_t linearIndexConstant(const layout::TensorMap& map, int64_t r) const;
   // linearIndexConstant as mixed-radix terms of the register index, for loops.
@@ -137,8 +135,8 @@ class KernelLowering {
   void lowerStore(const ir::Operation& op);
   void lowerScalarLoad(const ir::Operation& op);
   void lowerScalarStore(const ir::Operation& op);
-  // Elements one vector access covers for a memory op in its layout.
-  int vectorWidth(const ir::Operation& op, const layout::TensorMap& map, int elementBytes, bool hasMask);
+  // Elements one vector access covers for a memory op in a layout.
+  int vectorWidth(const ir::Operation& op, const layout::TensorMap& map, int elementBytes);
   // Notes a memory access's vector width and masking in the metadata.
   void recordAccess(const ir::Operation& op, const std::string& kind, const layout::TensorMap& map, int width,
                     const ir::Value* mask);

@@ -21,7 +21,7 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   const RegisterTensor& c = operandTensor(op, 2);
   if (a.shape.size() != 2 || b.shape.size() != 2) unsupported(op, "batched (3-D) tt.dot");
   const ir::Type& accType = v->type().element();
-  ScalarKind ak = a.element.scalarKind(), bk = b.element.scalarKind(), ck = accType.scalarKind();
+  ScalarKind ak = a.element.scalarKind(), ck = accType.scalarKind();
   bool isInt = !accType.isFloat();
   if (isInt ? (ak != ScalarKind::I8 && ak != ScalarKind::I32) : ck != ScalarKind::F32)
     unsupported(op, "tt.dot accumulating in " + accType.str() + " (f32, or i32 for integer inputs)");
@@ -82,7 +82,6 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
       body_.line(out.regs[r] + " = " + dialect_.mathCall(MathFn::Fma, {x, y, out.regs[r]}, ScalarKind::F32, false) + ";");
   }
   body_.close();
-  (void)bk;
   defineTensor(v, out);
 }
 

@@ -69,7 +69,7 @@ void KernelLowering::recordAccess(const ir::Operation& op, const std::string& ki
                                     {"vector_elements", width}, {"mask", maskKind}});
 }
 
-int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, int elementBytes, bool hasMask) {
+int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, int elementBytes) {
   const ir::Type& element = op.operand(0)->type().element().pointee();
   if (!element.isScalar() || element.scalarKind() == ScalarKind::I1) return 1;
   int fastest = map.root().order[0];
@@ -81,7 +81,6 @@ int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, i
   int64_t v = std::min<int64_t>({map.blockElements(fastest), analysis::powerOfTwoDivisor(ptr.contiguity[dim]),
                                  layout::kMaxVectorAccessBytes / elementBytes});
   while (v > 1 && ptr.divisibilityAtRuns(dim, v, elementBytes) < v * elementBytes) v /= 2;
-  (void)hasMask;
   return static_cast<int>(std::max<int64_t>(v, 1));
 }
 
@@ -106,7 +105,7 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
 
   std::string name = nameFor(v);
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
-  int width = vectorWidth(op, map, elementBytesOf(element), mask != nullptr);
+  int width = vectorWidth(op, map, elementBytesOf(element));
   recordAccess(op, "load", map, width, mask ? op.operand(1) : nullptr);
   if (n == 1) {
     std::string value = read(ptr.regs[0]);
@@ -197,7 +196,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   auto write = [&](const std::string& p, const std::string& x) {
     return "*" + p + " = " + (isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x) + ";";
   };
-  int width = vectorWidth(op, map, elementBytesOf(element), mask != nullptr);
+  int width = vectorWidth(op, map, elementBytesOf(element));
   recordAccess(op, "store", map, width, mask ? op.operand(2) : nullptr);
   std::string owner = ownerCondition(map);
   if (n == 1 && width == 1) {

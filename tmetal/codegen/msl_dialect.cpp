@@ -109,7 +109,6 @@ std::string MslDialect::mathCall(MathFn fn, const std::vector<std::string>& args
     case MathFn::AbsF: return call("fabs");
     case MathFn::Fma: return call("fma");
   }
-  (void)k;
   return "?";
 }
 

@@ -175,8 +175,4 @@ std::string KernelLowering::bindBase(const std::string& base, const std::string&
   return name;
 }
 
-std::string KernelLowering::linearIndex(const TensorMap& map, int64_t r) {
-  return plusConstant(linearIndexBase(map), linearIndexConstant(map, r));
-}
-
 }  // namespace tmetal::codegen
