@@ -862,7 +862,7 @@ class LayoutsBench(Runner):
         import matplotlib.pyplot as plt
 
         rows = [r for r in self.results.rows if r.get("gbs")]
-        dtypes = sorted({r["dtype"] for r in rows})
+        dtypes = list(dict.fromkeys(r["dtype"] for r in rows))
         if not dtypes:
             raise BenchError("nothing measured")
         fig, axes = plt.subplots(len(dtypes), 1, figsize=(12, 4.5 * len(dtypes)), squeeze=False)
@@ -878,7 +878,7 @@ class LayoutsBench(Runner):
                 ax.bar([i + k * width for i in range(len(sizes))], values, width, label=layout)
             if self.copy_gbs:
                 ax.axhline(self.copy_gbs, color="gray", linestyle="--", label="device copy")
-            ax.set_xticks([i + 0.4 - width / 2 for i in range(len(sizes))])
+            ax.set_xticks([i + width * (len(series) - 1) / 2 for i in range(len(sizes))])
             ax.set_xticklabels(sizes)
             ax.set_ylabel("GB/s")
             ax.set_title(f"row sum, {dtype}: GB/s per layout policy (higher is better)")
@@ -1024,7 +1024,7 @@ class GraphBench(Runner):
         return bad == 0, "ok" if bad == 0 else f"{bad} of {ref.numel()} sums differ; max error {err.max().item():.3g}"
 
     def summarize(self) -> None:
-        rows = [r for r in self.results.rows if r.get("speedup_vs_torch")]
+        rows = [r for r in self.results.rows if r.get("speedup_vs_torch") and r.get("correct")]
         if not rows:
             return
         speedups = [r["speedup_vs_torch"] for r in rows]
@@ -1042,7 +1042,7 @@ class GraphBench(Runner):
         import matplotlib.pyplot as plt
 
         rows = [r for r in self.results.rows if r.get("tmetal_gbs")]
-        dtypes = sorted({r["dtype"] for r in rows})
+        dtypes = list(dict.fromkeys(r["dtype"] for r in rows))
         if not dtypes:
             raise BenchError("nothing measured")
         per = max(len([r for r in rows if r["dtype"] == d]) for d in dtypes)
@@ -1242,7 +1242,7 @@ class SuiteBench(Runner):
         return round(us, 2), ok, check
 
     def summarize(self) -> None:
-        rows = [r for r in self.results.rows if r.get("speedup_vs_triton")]
+        rows = [r for r in self.results.rows if r.get("speedup_vs_triton") and r.get("tmetal_correct")]
         if not rows:
             return
         summary = {"cases": len(self.results.rows),
@@ -1331,9 +1331,8 @@ def run_all(args) -> int:
     log(f"== all: finished in {time.monotonic() - begin:.0f} s; exit statuses {codes}")
     try:
         import summarize
-        text = summarize.render_paths([out])
-        (out / "summary.md").write_text(text)
-        log(f"== summary ({out / 'summary.md'}):\n{text}")
+        (out / "summary.md").write_text(summarize.render_paths([out]))
+        log(f"== tables in {out / 'summary.md'}; in short:\n{summarize.headline_paths([out])}")
     except Exception as e:  # noqa: BLE001
         log(f"summary: FAILED: {short_error(e)}")
     return 0 if all(c == 0 for c in codes.values()) else 1

@@ -96,13 +96,30 @@ def render_environment(doc: dict) -> str:
     return line + "."
 
 
+def coalesced_vs_best_other(by_layout: dict):
+    """(best other policy, its time over COALESCED's) for one dtype and size,
+    among correct results; DEFAULT resolves to COALESCED, so it is no other."""
+    coalesced = by_layout.get("COALESCED", {})
+    others = {l: r["time_us"] for l, r in by_layout.items()
+              if l not in ("COALESCED", "DEFAULT", "torch.sum") and r.get("time_us") and r.get("correct", True)}
+    if not others or not coalesced.get("time_us") or not coalesced.get("correct", True):
+        return None
+    best = min(others, key=others.get)
+    return best, others[best] / coalesced["time_us"]
+
+
+def layout_groups(rows: list) -> dict:
+    groups: dict[tuple, dict] = {}
+    for r in rows:
+        groups.setdefault((r["dtype"], r["size"]), {})[r["layout"]] = r
+    return groups
+
+
 def render_layouts(doc: dict) -> str:
     rows = doc.get("results", [])
     present = [l for l in LAYOUTS if any(r.get("layout") == l for r in rows)]
     baseline = any(r.get("layout") == "torch.sum" for r in rows)
-    groups: dict[tuple, dict] = {}
-    for r in rows:
-        groups.setdefault((r["dtype"], r["size"]), {})[r["layout"]] = r
+    groups = layout_groups(rows)
     head = ["dtype", "size", "MB"] + present + (["torch.sum"] if baseline else []) + [
         "COALESCED % copy", "COALESCED vs best other"]
     lines = ["### Layout policies: row sum", "", render_environment(doc), "",
@@ -123,13 +140,8 @@ def render_layouts(doc: dict) -> str:
                 cells.append(cell + (" WRONG" if r.get("correct") is False else ""))
         coalesced = by_layout.get("COALESCED", {})
         cells.append(fmt_pct(coalesced.get("pct_copy")))
-        others = {l: r["time_us"] for l, r in by_layout.items()
-                  if l not in ("COALESCED", "DEFAULT", "torch.sum") and r.get("time_us") and r.get("correct", True)}
-        if others and coalesced.get("time_us") and coalesced.get("correct", True):
-            best = min(others, key=others.get)
-            cells.append(fmt_speedup(others[best] / coalesced["time_us"], best))
-        else:
-            cells.append("-")
+        best = coalesced_vs_best_other(by_layout)
+        cells.append(fmt_speedup(best[1], best[0]) if best else "-")
         lines.append("| " + " | ".join(cells) + " |")
     failures = [r for r in rows if r.get("error") and r.get("status") != "skipped"]
     if failures:
@@ -153,15 +165,21 @@ def render_graph(doc: dict) -> str:
                  fmt_cell(r.get("torch_us"), r.get("torch_gbs")), fmt_pct(r.get("torch_pct_copy")),
                  fmt_speedup(r.get("speedup_vs_torch")), status_note(r)]
         lines.append("| " + " | ".join(cells) + " |")
-    speedups = [r.get("speedup_vs_torch") for r in rows if r.get("speedup_vs_torch")]
-    correct = sum(1 for r in rows if r.get("correct"))
     lines.append("")
-    summary = f"{len(rows)} cases, {correct} correct, {len(speedups)} timed"
+    lines.append(graph_headline(doc))
+    return "\n".join(lines) + "\n"
+
+
+def graph_headline(doc: dict) -> str:
+    """Counts, and the geometric mean of the speedups of the correct cases."""
+    rows = doc.get("results", [])
+    speedups = [r["speedup_vs_torch"] for r in rows if r.get("speedup_vs_torch") and r.get("correct")]
+    correct = sum(1 for r in rows if r.get("correct"))
+    summary = f"{len(rows)} cases, {correct} correct, {len(speedups)} correct and timed"
     if speedups:
         summary += (f"; geometric mean vs torch {geomean(speedups):.2f}x; slower than torch in "
                     f"{sum(1 for s in speedups if s < 1.0)}")
-    lines.append(summary + ".")
-    return "\n".join(lines) + "\n"
+    return summary + "."
 
 
 def render_suite(doc: dict) -> str:
@@ -188,14 +206,43 @@ def render_suite(doc: dict) -> str:
                  fmt_pct(r.get("triton_pct_copy")), fmt_speedup(r.get("speedup_vs_triton")), check]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    lines.append(suite_headline(doc))
+    return "\n".join(lines) + "\n"
+
+
+def suite_headline(doc: dict) -> str:
+    rows = doc.get("results", [])
     parts = [f"{len(rows)} cases, {sum(1 for r in rows if r.get('tmetal_correct'))} correct on tmetal"]
     for source, label in (("large", "larger configurations"), ("suite", "suite cases")):
-        s = [r["speedup_vs_triton"] for r in rows if r.get("source") == source and r.get("speedup_vs_triton")]
+        s = [r["speedup_vs_triton"] for r in rows
+             if r.get("source") == source and r.get("speedup_vs_triton") and r.get("tmetal_correct")]
         if s:
             parts.append(f"geometric mean vs Triton, {label}: {geomean(s):.2f}x ({sum(1 for v in s if v < 1.0)} "
                          f"of {len(s)} slower)")
-    lines.append("; ".join(parts) + ".")
-    return "\n".join(lines) + "\n"
+    return "; ".join(parts) + "."
+
+
+def layouts_headline(doc: dict) -> str:
+    rows = doc.get("results", [])
+    ok = sum(1 for r in rows if r.get("status") == "ok")
+    speedups = [b[1] for b in map(coalesced_vs_best_other, layout_groups(rows).values()) if b]
+    text = f"{len(rows)} cases, {ok} ok"
+    if speedups:
+        text += (f"; COALESCED vs the best other policy: geometric mean {geomean(speedups):.2f}x, "
+                 f"from {min(speedups):.2f}x to {max(speedups):.2f}x")
+    return text + "."
+
+
+HEADLINES = {"layouts": layouts_headline, "graph": graph_headline, "suite": suite_headline}
+
+
+def headline_paths(paths) -> str:
+    """One line per benchmark, for a terminal."""
+    docs = load_paths(paths)
+    if not docs:
+        return "No GPU benchmark results found (not measured yet)."
+    return "\n".join(f"{d.get('benchmark')}: {HEADLINES[d['benchmark']](d)}" for d in docs
+                     if d.get("benchmark") in HEADLINES)
 
 
 RENDERERS = {"layouts": render_layouts, "graph": render_graph, "suite": render_suite}

@@ -110,7 +110,7 @@ EXPECTED_GRAPH = f"""### Graph reductions: planner stage kernels vs torch
 | tt.max | float32 | 512x512x512 | 0,2 | - | - | - | - | - | - | FAILED: tmetal compile failed: boom |
 | tt.sum | float16 | 128x1024 | 0 | - | - | - | - | - | - | skipped |
 
-4 cases, 1 correct, 2 timed; geometric mean vs torch 0.74x; slower than torch in 1.
+4 cases, 1 correct, 1 correct and timed; geometric mean vs torch 1.10x; slower than torch in 0.
 """  # noqa: E501
 
 EXPECTED_SUITE = f"""### Kernel suite: tmetal CUDA target vs Triton
@@ -163,3 +163,13 @@ def test_environment_without_versions_or_bandwidth():
     doc = {"benchmark": "graph", "environment": {"device": "none (dry run)", "date": "2025-01-02T00:00:00Z",
                                                  "commit": "abc1234"}, "results": []}
     assert summarize.render_environment(doc) == "Measured on none (dry run), 2025-01-02, tmetal abc1234."
+
+
+def test_headlines(tmp_path):
+    for name, doc in (("layouts", LAYOUTS), ("graph", GRAPH), ("suite", SUITE)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+    assert summarize.headline_paths([tmp_path]) == (
+        "layouts: 12 cases, 9 ok; COALESCED vs the best other policy: geometric mean 1.03x, from 0.80x to 1.33x.\n"
+        "graph: 4 cases, 1 correct, 1 correct and timed; geometric mean vs torch 1.10x; slower than torch in 0.\n"
+        "suite: 4 cases, 2 correct on tmetal; geometric mean vs Triton, larger configurations: 1.20x (0 of 1 slower); "
+        "geometric mean vs Triton, suite cases: 0.94x (1 of 1 slower).")
