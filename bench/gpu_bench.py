@@ -35,6 +35,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -84,7 +85,12 @@ class BenchError(Exception):
 
 
 class ContextLost(Exception):
-    """The CUDA context is unusable; the process must end."""
+    """The CUDA context is unusable; the process must end. `blame_tmetal`:
+    a tmetal kernel of the case did it (not Triton's, not torch's)."""
+
+    def __init__(self, message: str, blame_tmetal: bool = True):
+        super().__init__(message)
+        self.blame_tmetal = blame_tmetal
 
 
 def short_error(e: BaseException, limit: int = 600) -> str:
@@ -363,6 +369,10 @@ class Gpu:
         self.use_include = False
         self.loader = "nvrtc"  # or "cupy.RawModule" when cupy's NVRTC binding is unusable
         self._functions: dict[str, object] = {}
+        # Kernels (by source hash) that broke the CUDA context in an earlier
+        # process: never launched again. And those loaded by the current case.
+        self.broken: dict[str, str] = {}
+        self.loaded_in_case: list[str] = []
 
     def describe(self) -> dict:
         torch, cupy = self.torch, self.cupy
@@ -391,6 +401,10 @@ class Gpu:
         own CUDA runtime uses (tmetal/runtime/cuda/nvrtc_compiler.cpp) and
         loaded into torch's context through cupy; cached by source."""
         key = hashlib.sha256(compiled.source.encode()).hexdigest()
+        if key in self.broken:
+            raise BenchError(f"not launched: this kernel ({compiled.metadata['kernel']}) broke the CUDA context in "
+                             f"case {self.broken[key]}")
+        self.loaded_in_case.append(key)
         if key in self._functions:
             return self._functions[key]
         name = compiled.metadata["kernel"]
@@ -541,6 +555,9 @@ class Results:
                 self.doc["environment"] = old.get("environment", env)
                 self.doc["environment"]["resumed"] = self.doc["environment"].get("resumed", 0) + 1
                 self.doc["copy_bandwidth_gbs"] = old.get("copy_bandwidth_gbs")
+                self.doc["settings"] = old.get("settings", settings)
+                if old.get("broken_kernels"):
+                    self.doc["broken_kernels"] = old["broken_kernels"]
                 for row in self.doc["results"]:
                     if row.get("status") == "running":
                         row["status"] = "error"
@@ -593,7 +610,7 @@ class Runner:
         self.started = time.monotonic()
         self.out = Path(args.out)
         self.out.mkdir(parents=True, exist_ok=True)
-        work = Path(args.work) if args.work else self.out / ".work" / benchmark
+        work = Path(args.work) / benchmark if args.work else Path(tempfile.gettempdir()) / "tmetal-gpu-bench" / benchmark
         self.cli = TmetalCli(args.tmetal, work, args.hardware)
         self.work = work
         self.gpu = None if args.dry_run else Gpu(args.warmup, args.rep)
@@ -610,6 +627,8 @@ class Runner:
         json_path = Path(args.json) if args.json else self.out / f"{benchmark}.json"
         self.results = Results(json_path, benchmark, environment(args, self.gpu), settings, args.resume)
         log(f"== {benchmark}: {self.results.doc['environment'].get('device')}; results in {json_path}")
+        if self.gpu is not None:
+            self.gpu.broken = dict(self.results.doc.get("broken_kernels", {}))
         if self.gpu is not None and self.results.doc["copy_bandwidth_gbs"] is None:
             try:
                 bw = self.gpu.copy_bandwidth_gbs()
@@ -638,13 +657,15 @@ class Runner:
             log(f"[{key}] skipped (time budget)")
             return
         row = self.results.start(key, row)
+        if self.gpu is not None:
+            self.gpu.loaded_in_case = []
         t0 = time.monotonic()
         try:
             status = body(row) or "ok"
         except ContextLost as e:
             row["error"] = short_error(e)
             self.results.finish(row, "error")
-            self.fatal(key)
+            self.fatal(key, e.blame_tmetal)
         except Exception as e:  # noqa: BLE001
             row["error"] = short_error(e)
             if self.args.verbose:
@@ -652,12 +673,18 @@ class Runner:
             status = "error"
             if self.gpu is not None and not self.gpu.context_ok():
                 self.results.finish(row, status)
-                self.fatal(key)
+                self.fatal(key, True)
         row["wall_s"] = round(time.monotonic() - t0, 2)
         self.results.finish(row, status)
         log(f"[{key}] {status}: {self.describe(row)}")
 
-    def fatal(self, key: str) -> None:
+    def fatal(self, key: str, blame_tmetal: bool) -> None:
+        """Ends the process after a lost context; with `blame_tmetal`, the
+        tmetal kernels of the case are not launched again after a resume."""
+        if blame_tmetal and self.gpu is not None:
+            broken = self.results.doc.setdefault("broken_kernels", {})
+            for h in self.gpu.loaded_in_case:
+                broken.setdefault(h, key)
         log(f"[{key}] the CUDA context is lost; exiting with status {EXIT_CONTEXT_LOST} "
             f"(`gpu_bench.py all` resumes in a fresh process)")
         self.finish_run()
@@ -683,7 +710,8 @@ class Runner:
         except Exception as e:  # noqa: BLE001
             log(f"summary: FAILED: {short_error(e)}")
         self.results.save()
-        if self.args.dry_run:
+        if self.args.dry_run and not any(r.get("status") in ("ok", "mismatch") and
+                                         any(k.endswith("_us") for k in r) for r in self.results.rows):
             return
         png = Path(self.args.output) if getattr(self.args, "output", None) else self.out / f"{self.benchmark}.png"
         try:
@@ -1156,7 +1184,7 @@ class SuiteBench(Runner):
         except Exception as e:  # noqa: BLE001
             row["triton_error"] = short_error(e)
             if not self.gpu.context_ok():
-                raise ContextLost(row["triton_error"]) from None
+                raise ContextLost(row["triton_error"], blame_tmetal=False) from None
         row["tmetal_gbs"] = gbs(nbytes, row.get("tmetal_us"))
         row["triton_gbs"] = gbs(nbytes, row.get("triton_us"))
         row["tmetal_pct_copy"] = pct(row["tmetal_gbs"], self.copy_gbs)
@@ -1286,40 +1314,46 @@ class SuiteBench(Runner):
 
 
 def run_all(args) -> int:
+    """The three benchmarks, each in its own process with its share of
+    --budget (what one leaves unused goes to the next). A process that lost
+    its CUDA context (exit status 3) is started again with --resume; one that
+    runs past its time is killed, and a GPU-less --resume run records its
+    unfinished case as failed and the rest as skipped. The whole stays within
+    --budget plus about a minute and a half."""
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     script = str(Path(__file__).resolve())
     common = ["--tmetal", str(args.tmetal), "--out", str(out), "--warmup", str(args.warmup), "--rep", str(args.rep)]
-    if args.hardware:
-        common += ["--hardware", args.hardware]
-    if args.dry_run:
-        common.append("--dry-run")
-    if args.nvcc_check:
-        common.append("--nvcc-check")
-    if args.quick:
-        common.append("--quick")
+    for flag, value in (("--hardware", args.hardware), ("--work", args.work)):
+        if value:
+            common += [flag, str(value)]
+    for flag, on in (("--dry-run", args.dry_run), ("--nvcc-check", args.nvcc_check), ("--quick", args.quick),
+                     ("--verbose", args.verbose)):
+        if on:
+            common.append(flag)
     extra = {"layouts": ["--dtype", "float32,float16"], "graph": [], "suite": []}
     begin = time.monotonic()
+    hard_end = begin + args.budget + 60
     carry = 0.0
     codes = {}
     for name, share in BUDGET_SHARES:
-        budget = args.budget * share + carry
-        end = time.monotonic() + budget
+        end = time.monotonic() + args.budget * share + carry
         restarts = 0
         resume = False
         while True:
             remaining = end - time.monotonic()
-            cmd = [sys.executable, script, name] + common + extra[name]
-            if resume:
-                cmd.append("--resume")
-            # Leave time for the plot; past the deadline a process only marks and plots.
-            cmd += ["--deadline", f"{max(0.0, remaining - 15):.0f}"]
+            cmd = [sys.executable, script, name] + common + extra[name] + (["--resume"] if resume else [])
+            # Leave time for the plot; past the deadline a process only records and plots.
+            cmd += ["--deadline", f"{max(0.0, remaining - min(15.0, 0.25 * remaining)):.0f}"]
             log(f"== all: {name} ({remaining:.0f} s left of its budget){' resuming' if resume else ''}")
             try:
-                rc = subprocess.run(cmd, timeout=max(30.0, remaining + 60)).returncode
+                rc = subprocess.run(cmd, timeout=max(20.0, min(remaining + 45, hard_end - time.monotonic()))).returncode
             except subprocess.TimeoutExpired:
-                log(f"== all: {name} ran past its time limit and was stopped; recording what it finished")
-                subprocess.run(cmd + ["--resume", "--deadline", "0"], timeout=120)
+                log(f"== all: {name} ran past its time and was stopped; recording what it finished")
+                try:
+                    subprocess.run(cmd + ["--resume", "--deadline", "0", "--dry-run"], timeout=60)
+                except subprocess.SubprocessError:
+                    pass
                 rc = "timeout"
             if rc == EXIT_CONTEXT_LOST and restarts < 6:
                 restarts += 1
@@ -1349,7 +1383,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the tmetal binary (default: build/bin/tmetal)")
     common.add_argument("--out", default=str(BENCH_DIR / "results"), help="output folder (default: bench/results)")
     common.add_argument("--json", help="results file (default: OUT/<benchmark>.json)")
-    common.add_argument("--work", help="folder for TTIR and CUDA sources (default: OUT/.work/<benchmark>)")
+    common.add_argument("--work", help="folder for the TTIR and CUDA sources, one subfolder per benchmark "
+                        "(default: $TMPDIR/tmetal-gpu-bench)")
     common.add_argument("--hardware", default="",
                         help="tmetal hardware profile to plan and compile for (default: h100/h200 from the device "
                         "name, else tmetal's default)")

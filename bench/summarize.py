@@ -63,6 +63,8 @@ def status_note(row: dict, correct_key: str = "correct", check_key: str = "check
     status = row.get("status")
     if status == "skipped":
         return "skipped"
+    if status == "running":
+        return "FAILED: did not finish (the process was stopped)"
     if row.get("error"):
         return "FAILED: " + cell_text(row["error"])
     if row.get(correct_key) is False:
@@ -133,6 +135,8 @@ def render_layouts(doc: dict) -> str:
                 cells.append("-")
             elif r.get("status") == "skipped":
                 cells.append("skipped")
+            elif r.get("status") == "running":
+                cells.append("FAILED")
             elif r.get("error"):
                 cells.append("FAILED")
             else:
@@ -190,6 +194,8 @@ def render_suite(doc: dict) -> str:
     for r in rows:
         if r.get("status") == "skipped":
             check = "skipped"
+        elif r.get("status") == "running":
+            check = "FAILED: did not finish (the process was stopped)"
         elif r.get("tmetal_error") or (r.get("error") and not r.get("triton_error")):
             check = "FAILED: " + cell_text(r.get("tmetal_error") or r.get("error"))
         elif r.get("tmetal_correct") is False:
