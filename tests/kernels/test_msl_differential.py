@@ -200,3 +200,92 @@ def test_atomics_match_the_interpreter(layout, tmp_path):
     got = run(ATOMIC_KERNEL, tmp_path, args, [0, 1, 2, 3], "emulator", layout)
     for index in ref:
         np.testing.assert_array_equal(got[index], ref[index], err_msg=f"argument {index}")
+
+
+# x + y^T: y is read column-major (contiguous along dimension 0), so its
+# loads and x's have different coalesced layouts and meet through a layout
+# conversion in threadgroup memory.
+TRANSPOSED_KERNEL = """module {
+  tt.func public @transposed_add(%arg0: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg1: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg2: !tt.ptr<f32> {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %i = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32>
+    %c32 = arith.constant dense<32> : tensor<32x1xi32>
+    %rows = tt.expand_dims %i {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+    %cols = tt.expand_dims %i {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+    %r32 = arith.muli %rows, %c32 : tensor<32x1xi32>
+    %rb = tt.broadcast %r32 : tensor<32x1xi32> -> tensor<32x32xi32>
+    %cb = tt.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
+    %rowmajor = arith.addi %rb, %cb : tensor<32x32xi32>
+    %c32t = arith.constant dense<32> : tensor<1x32xi32>
+    %c32c = arith.muli %cols, %c32t : tensor<1x32xi32>
+    %ccb = tt.broadcast %c32c : tensor<1x32xi32> -> tensor<32x32xi32>
+    %rrb = tt.broadcast %rows : tensor<32x1xi32> -> tensor<32x32xi32>
+    %colmajor = arith.addi %rrb, %ccb : tensor<32x32xi32>
+    %xp = tt.splat %arg0 : !tt.ptr<f32> -> tensor<32x32x!tt.ptr<f32>>
+    %xq = tt.addptr %xp, %rowmajor : tensor<32x32x!tt.ptr<f32>>, tensor<32x32xi32>
+    %x = tt.load %xq : tensor<32x32x!tt.ptr<f32>>
+    %yp = tt.splat %arg1 : !tt.ptr<f32> -> tensor<32x32x!tt.ptr<f32>>
+    %yq = tt.addptr %yp, %colmajor : tensor<32x32x!tt.ptr<f32>>, tensor<32x32xi32>
+    %y = tt.load %yq : tensor<32x32x!tt.ptr<f32>>
+    %y2 = arith.mulf %y, %y : tensor<32x32xf32>
+    %s = arith.addf %x, %y2 : tensor<32x32xf32>
+    %op = tt.splat %arg2 : !tt.ptr<f32> -> tensor<32x32x!tt.ptr<f32>>
+    %oq = tt.addptr %op, %rowmajor : tensor<32x32x!tt.ptr<f32>>, tensor<32x32xi32>
+    tt.store %oq, %s : tensor<32x32x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"""
+
+# Atomics on a tensor smaller than the threadgroup (replicated elements must
+# update once) whose old values are used, and a scalar atomic whose old value
+# every thread needs.
+SMALL_ATOMIC_KERNEL = """module {
+  tt.func public @small_atomics(%arg0: !tt.ptr<i32> {tt.divisibility = 16 : i32}, %arg1: !tt.ptr<i32> {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+    %p = tt.splat %arg0 : !tt.ptr<i32> -> tensor<16x!tt.ptr<i32>>
+    %q = tt.addptr %p, %r : tensor<16x!tt.ptr<i32>>, tensor<16xi32>
+    %true = arith.constant dense<true> : tensor<16xi1>
+    %old = tt.atomic_rmw add, acq_rel, gpu, %q, %r, %true : (tensor<16x!tt.ptr<i32>>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xi32>
+    %c7 = arith.constant 7 : i32
+    %t = arith.constant true
+    %counter = tt.addptr %arg1, %c7 : !tt.ptr<i32>, i32
+    %before = tt.atomic_rmw add, acq_rel, gpu, %counter, %c7, %t : (!tt.ptr<i32>, i32, i1) -> i32
+    %bs = tt.splat %before : i32 -> tensor<16xi32>
+    %sum = arith.addi %old, %bs : tensor<16xi32>
+    %c16 = arith.constant dense<16> : tensor<16xi32>
+    %out = tt.addptr %q, %c16 : tensor<16x!tt.ptr<i32>>, tensor<16xi32>
+    tt.store %out, %sum : tensor<16x!tt.ptr<i32>>
+    tt.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("layout", POLICIES)
+def test_layout_conversion_matches_the_interpreter(layout, tmp_path):
+    rng = np.random.default_rng(6)
+    args = {0: rng.standard_normal(1024).astype(np.float32), 1: rng.standard_normal(1024).astype(np.float32),
+            2: np.zeros(1024, np.float32)}
+    ref = run(TRANSPOSED_KERNEL, tmp_path, args, [2], "interpreter")[2]
+    got = run(TRANSPOSED_KERNEL, tmp_path, args, [2], "emulator", layout)[2]
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_transposed_read_goes_through_a_conversion(tmp_path):
+    path = tmp_path / "k.ttir"
+    path.write_text(TRANSPOSED_KERNEL)
+    proc = _tmetal("compile", str(path), "--metadata", str(tmp_path / "k.json"), "-o", str(tmp_path / "k.metal"))
+    assert proc.returncode == 0, _describe(proc)
+    import json
+    layouts = json.loads((tmp_path / "k.json").read_text())["layouts"]
+    assert len(layouts["conversions"]) == 1
+    assert "threadgroup_barrier" in (tmp_path / "k.metal").read_text()
+
+
+@pytest.mark.parametrize("layout", POLICIES)
+def test_atomics_on_replicated_elements_update_once(layout, tmp_path):
+    args = {0: np.arange(32, dtype=np.int32) * 100, 1: np.zeros(8, np.int32)}
+    ref = run(SMALL_ATOMIC_KERNEL, tmp_path, args, [0, 1], "interpreter")
+    got = run(SMALL_ATOMIC_KERNEL, tmp_path, args, [0, 1], "emulator", layout)
+    for index in ref:
+        np.testing.assert_array_equal(got[index], ref[index], err_msg=f"argument {index}")

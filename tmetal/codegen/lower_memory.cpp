@@ -53,16 +53,21 @@ int elementBytesOf(const ir::Type& element) {
   return std::max(1, element.bitWidth() / 8);
 }
 
+// The tensor dimension that root dimension `rootDim` is, or -1 (sliced, or -1).
+int tensorDimOf(const TensorMap& map, int rootDim) {
+  const std::vector<int>& dims = map.layout()->rootDims();
+  auto it = std::find(dims.begin(), dims.end(), rootDim);
+  return rootDim < 0 || it == dims.end() ? -1 : static_cast<int>(it - dims.begin());
+}
+
 }  // namespace
 
 void KernelLowering::recordAccess(const ir::Operation& op, const std::string& kind, const TensorMap& map, int width,
                                   const ir::Value* mask) {
   std::string maskKind = "none";
   if (mask) {
-    int fastest = map.root().order[0];
-    const std::vector<int>& dims = map.layout()->rootDims();
-    auto it = std::find(dims.begin(), dims.end(), fastest);
-    bool uniform = it != dims.end() && axis_.get(mask).constancy[it - dims.begin()] % width == 0;
+    int dim = tensorDimOf(map, map.innermostDim());
+    bool uniform = dim >= 0 && axis_.get(mask).constancy[dim] % width == 0;
     maskKind = width == 1 ? "per element" : uniform ? "uniform over each vector" : "vector where all lanes are set";
   }
   decisions_["accesses"].push_back({{"op", op.loc().userPos().str()}, {"kind", kind}, {"layout", map.layout()->str()},
@@ -72,11 +77,9 @@ void KernelLowering::recordAccess(const ir::Operation& op, const std::string& ki
 int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, int elementBytes) {
   const ir::Type& element = op.operand(0)->type().element().pointee();
   if (!element.isScalar() || element.scalarKind() == ScalarKind::I1) return 1;
-  int fastest = map.root().order[0];
-  const std::vector<int>& dims = map.layout()->rootDims();
-  auto it = std::find(dims.begin(), dims.end(), fastest);
-  if (it == dims.end()) return 1;
-  int dim = static_cast<int>(it - dims.begin());
+  int fastest = map.innermostDim();
+  int dim = tensorDimOf(map, fastest);
+  if (dim < 0) return 1;
   const analysis::AxisInfo& ptr = axis_.get(op.operand(0));
   int64_t v = std::min<int64_t>({map.blockElements(fastest), analysis::powerOfTwoDivisor(ptr.contiguity[dim]),
                                  layout::kMaxVectorAccessBytes / elementBytes});
@@ -137,8 +140,7 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   // elements of the fastest dimension.
   VectorSpelling spelling{dialect_, element.scalarKind(), width};
   std::string vt = spelling.type();
-  int fastest = map.root().order[0];
-  int dim = static_cast<int>(std::find(l->rootDims().begin(), l->rootDims().end(), fastest) - l->rootDims().begin());
+  int dim = tensorDimOf(map, map.innermostDim());
   bool maskUniform = mask && axis_.get(op.operand(1)).constancy[dim] % width == 0;
   int64_t groups = n / width;
   // Emits the accesses of one group whose first register is `first` (a
@@ -222,9 +224,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   } else {
     VectorSpelling spelling{dialect_, element.scalarKind(), width};
     std::string vt = spelling.type();
-    int fastest = map.root().order[0];
-    const std::vector<int>& dims = map.layout()->rootDims();
-    int dim = static_cast<int>(std::find(dims.begin(), dims.end(), fastest) - dims.begin());
+    int dim = tensorDimOf(map, map.innermostDim());
     bool maskUniform = mask && axis_.get(op.operand(2)).constancy[dim] % width == 0;
     int64_t groups = n / width;
     auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {

@@ -443,9 +443,13 @@ class LayoutAssigner {
     int contiguous = 0;
     for (int d = 1; d < info.rank(); ++d)
       if (info.contiguity[d] >= info.contiguity[contiguous]) contiguous = d;
+    // The fastest dimension the tensor has (a slice drops some of the root's).
     const std::vector<int>& dims = l->rootDims();
-    int fastest = l->root().order[0];
-    return contiguous < static_cast<int>(dims.size()) && dims[contiguous] == fastest;
+    for (int d : l->root().order) {
+      auto it = std::find(dims.begin(), dims.end(), d);
+      if (it != dims.end()) return it - dims.begin() == contiguous;
+    }
+    return false;
   }
 
   void needOperandsOf(const ir::Operation* op) {

@@ -45,6 +45,12 @@ TensorMap::TensorMap(LayoutPtr layout, std::vector<int64_t> shape) : layout_(std
   }
 }
 
+int TensorMap::innermostDim() const {
+  for (int d : root().order)
+    if (block_[d] > 1) return d;
+  return -1;
+}
+
 std::vector<int64_t> TensorMap::registerOffset(int64_t r) const {
   const BlockedLayout& b = root();
   std::vector<int64_t> off(rootRank(), 0);

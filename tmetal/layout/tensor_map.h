@@ -42,6 +42,11 @@ class TensorMap {
   int64_t blockElements(int d) const { return block_[d]; }
   int64_t repetitions(int d) const { return reps_[d]; }
 
+  // The root dimension whose consecutive elements a thread holds in
+  // consecutive registers (the first in order with more than one element per
+  // thread), or -1 when every block holds one element.
+  int innermostDim() const;
+
   // Compile-time part of the index of register r, per root dimension.
   std::vector<int64_t> registerOffset(int64_t r) const;
   // The register whose registerOffset is `offset`; -1 if none.
