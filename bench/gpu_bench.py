@@ -325,21 +325,35 @@ def nvcc_check(compiled: Compiled) -> None:
 
 
 def cuda_include_dirs() -> list[str]:
-    """Folders holding cuda_fp16.h, for an NVRTC without builtin copies."""
+    """The folder holding cuda_fp16.h and cuda_bf16.h, for an NVRTC without
+    builtin copies (13.0 has none), as a one-element list (empty: none found):
+    TMETAL_CUDA_INCLUDE, $CUDA_HOME or $CUDA_PATH, the toolkit of nvcc,
+    /usr/local/cuda, the nvidia wheels of this Python, Triton's bundled copy."""
     dirs = []
-    for var in ("TMETAL_CUDA_INCLUDE", "CUDA_HOME", "CUDA_PATH"):
-        root = os.environ.get(var)
-        if root:
-            dirs.append(root if var == "TMETAL_CUDA_INCLUDE" else os.path.join(root, "include"))
+    if os.environ.get("TMETAL_CUDA_INCLUDE"):
+        dirs.append(os.environ["TMETAL_CUDA_INCLUDE"])
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            dirs.append(os.path.join(os.environ[var], "include"))
     nvcc = shutil.which("nvcc")
     if nvcc:
         dirs.append(str(Path(nvcc).resolve().parent.parent / "include"))
     dirs.append("/usr/local/cuda/include")
-    seen = []
+    try:
+        import site
+        for root in site.getsitepackages():
+            dirs += sorted(str(p.parent) for p in Path(root).glob("nvidia/*/include/cuda_fp16.h"))
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        import triton
+        dirs.append(str(Path(triton.__file__).parent / "backends" / "nvidia" / "include"))
+    except Exception:  # noqa: BLE001
+        pass
     for d in dirs:
-        if d not in seen and os.path.isfile(os.path.join(d, "cuda_fp16.h")):
-            seen.append(d)
-    return seen
+        if os.path.isfile(os.path.join(d, "cuda_fp16.h")) and os.path.isfile(os.path.join(d, "cuda_bf16.h")):
+            return [d]
+    return []
 
 
 class Gpu:
@@ -613,7 +627,11 @@ class Runner:
         work = Path(args.work) / benchmark if args.work else Path(tempfile.gettempdir()) / "tmetal-gpu-bench" / benchmark
         self.cli = TmetalCli(args.tmetal, work, args.hardware)
         self.work = work
-        self.gpu = None if args.dry_run else Gpu(args.warmup, args.rep)
+        try:
+            self.gpu = None if args.dry_run else Gpu(args.warmup, args.rep)
+        except ImportError as e:
+            raise SystemExit(f"error: {short_error(e)}: the GPU benchmarks need torch (CUDA), cupy, triton and "
+                             f"numpy (--dry-run needs only triton)") from None
         if self.gpu is not None and not args.hardware:
             # Plan and compile for the GPU measured on, when it has a profile.
             name = self.gpu.torch.cuda.get_device_name(self.gpu.device).upper()

@@ -8,9 +8,9 @@ PATH is a result JSON (layouts.json, graph.json, suite.json) or a folder
 holding them (default bench/results). Cells read "time us, GB/s"; "% copy" is
 the fraction of the device-to-device copy bandwidth measured in the same run;
 a speedup is the baseline's time over tmetal's (above 1: tmetal is faster).
-Shortfalls are marked: a speedup below 1 is bold and says "shortfall", a
-wrong result says "WRONG", a failure "FAILED", a case left out for time
-"skipped".
+Shortfalls are marked: a speedup below 1.00 (as shown, to two decimals) is
+bold and says "shortfall", a wrong result says "WRONG", a failure "FAILED",
+a case left out for time "skipped".
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def fmt_speedup(value, against: str = "") -> str:
     if value is None:
         return "-"
     text = f"{value:.2f}x" + (f" vs {against}" if against else "")
-    if value < 1.0:
+    if float(f"{value:.2f}") < 1.0:  # as shown: 0.996 reads 1.00x and is no shortfall
         return f"**{value:.2f}x**" + (f" vs {against}" if against else "") + " (shortfall)"
     return text
 

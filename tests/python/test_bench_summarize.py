@@ -173,3 +173,10 @@ def test_headlines(tmp_path):
         "graph: 4 cases, 1 correct, 1 correct and timed; geometric mean vs torch 1.10x; slower than torch in 0.\n"
         "suite: 4 cases, 2 correct on tmetal; geometric mean vs Triton, larger configurations: 1.20x (0 of 1 slower); "
         "geometric mean vs Triton, suite cases: 0.94x (1 of 1 slower).")
+
+
+def test_speedup_cells():
+    assert summarize.fmt_speedup(None) == "-"
+    assert summarize.fmt_speedup(1.5, "TILED") == "1.50x vs TILED"
+    assert summarize.fmt_speedup(0.996) == "1.00x"
+    assert summarize.fmt_speedup(0.994, "ROW_MAJOR") == "**0.99x** vs ROW_MAJOR (shortfall)"
