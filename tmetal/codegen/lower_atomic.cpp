@@ -44,7 +44,7 @@ std::string KernelLowering::atomicStatement(const ir::Operation& op, const std::
     // No float max/min atomics: a compare-and-swap loop on the bits.
     std::string f = dialect_.scalarType(ScalarKind::F32), i = dialect_.scalarType(ScalarKind::I32);
     std::string desired = dialect_.minMax(a == AtomicOp::Max, result, value, true);
-    return "{ " + result + " = *" + ptr + "; while (true) { " + f + " seen = " +
+    return "{ " + result + " = " + dereference(ptr) + "; while (true) { " + f + " seen = " +
            dialect_.atomicCas(ptr, result, desired, k) + "; if (" + dialect_.bitcast("seen", i) +
            " == " + dialect_.bitcast(result, i) + ") break; " + result + " = seen; } }";
   }

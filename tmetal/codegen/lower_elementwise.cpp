@@ -35,6 +35,32 @@ RegisterTensor KernelLowering::elementwiseIn(const ir::Operation& op, const Layo
     body_.line(typeOf(v->type().element()) + " " + name + " = " + scalarExpr(op, a) + ";");
     return RegisterTensor::uniform(l, v->type().shape(), v->type().element(), name, n);
   }
+  if (op.kind() == OpKind::TtAddPtr) {
+    // A buffer indexed by offsets: keep base and offsets apart (see
+    // RegisterTensor::pointerOffsets).
+    const RegisterTensor& ptr = *args[0];
+    const RegisterTensor& offsets = *args[1];
+    if (ptr.isUniform())
+      return RegisterTensor::pointerInto(l, v->type().shape(), v->type().element(), ptr.regs[0], offsets);
+    if (ptr.pointerOffsets) {
+      const RegisterTensor& before = *ptr.pointerOffsets;
+      bool wide = before.element.bitWidth() == 64 || offsets.element.bitWidth() == 64;
+      ir::Type type = wide ? ir::Type::i64() : ir::Type::i32();
+      std::string name = newName(nameFor(v) + "_offsets");
+      RegisterTensor sum = RegisterTensor::array(l, v->type().shape(), type, name, n);
+      body_.line(declaration(type, name, n) + (n == 1 ? " = " + before.regs[0] + " + " + offsets.regs[0] + ";" : ";"));
+      if (n > 1)
+        forEachRegister(
+            n,
+            [&](const std::string& idx) -> std::optional<std::string> {
+              std::optional<std::string> a = before.at(idx), b = offsets.at(idx);
+              if (!a || !b) return std::nullopt;
+              return name + "[" + idx + "] = " + *a + " + " + *b + ";";
+            },
+            [&](int64_t r) { return sum.regs[r] + " = " + before.regs[r] + " + " + offsets.regs[r] + ";"; });
+      return RegisterTensor::pointerInto(l, v->type().shape(), v->type().element(), ptr.pointerBase, sum);
+    }
+  }
   return computeRegisters(v, l, args, [&](const std::vector<std::string>& a) { return scalarExpr(op, a); });
 }
 

@@ -103,7 +103,7 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   std::string zero = isBool ? dialect_.boolLiteral(false)
                             : element.isFloat() ? dialect_.floatLiteral(0.0, element.scalarKind())
                                                 : dialect_.intLiteral(0, element.scalarKind());
-  auto read = [&](const std::string& p) { return isBool ? "*" + p + " != 0" : "*" + p; };
+  auto read = [&](const std::string& p) { return isBool ? dereference(p) + " != 0" : dereference(p); };
   auto otherAt = [&](int64_t r) { return other ? other->regs[r] : zero; };
 
   std::string name = nameFor(v);
@@ -196,7 +196,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   int64_t n = map.numRegisters();
   bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
   auto write = [&](const std::string& p, const std::string& x) {
-    return "*" + p + " = " + (isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x) + ";";
+    return dereference(p) + " = " + (isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x) + ";";
   };
   int width = vectorWidth(op, map, elementBytesOf(element));
   recordAccess(op, "store", map, width, mask ? op.operand(2) : nullptr);

@@ -55,9 +55,15 @@ RegisterTensor KernelLowering::constantIn(const ir::Operation& op, const LayoutP
 
 RegisterTensor KernelLowering::broadcastIn(const ir::Operation& op, const LayoutPtr& l, const RegisterTensor& in) {
   const ir::Value* v = op.result(0);
+  if (in.pointerOffsets)
+    return RegisterTensor::pointerInto(l, v->type().shape(), in.element, in.pointerBase,
+                                       broadcastIn(op, l, *in.pointerOffsets));
   TensorMap out(l, v->type().shape());
   TensorMap from(in.layout, in.shape);
-  RegisterTensor t{l, v->type().shape(), v->type().element(), "", {}, {}};
+  RegisterTensor t;
+  t.layout = l;
+  t.shape = v->type().shape();
+  t.element = in.element;
   for (int64_t r = 0; r < out.numRegisters(); ++r) {
     std::vector<int64_t> off = out.registerOffset(r);
     for (int d = 0; d < from.rootRank(); ++d)
@@ -94,6 +100,9 @@ RegisterTensor KernelLowering::broadcastIn(const ir::Operation& op, const Layout
 }
 
 RegisterTensor KernelLowering::expandDimsIn(const ir::Operation& op, const LayoutPtr& l, const RegisterTensor& in) {
+  if (in.pointerOffsets)
+    return RegisterTensor::pointerInto(l, op.result(0)->type().shape(), in.element, in.pointerBase,
+                                       expandDimsIn(op, l, *in.pointerOffsets));
   // The layouts were chosen so that the register numbering is unchanged.
   RegisterTensor t = in;
   t.layout = l;

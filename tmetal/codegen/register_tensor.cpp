@@ -35,15 +35,28 @@ std::string RegisterTensor::mappedIndex(const std::string& index) const {
   return renderIndexTerms(indexMap, index, static_cast<int64_t>(regs.size()));
 }
 
+std::string dereference(const std::string& pointer) {
+  if (!pointer.empty() && pointer[0] == '&') return pointer.substr(1);
+  return "*" + pointer;
+}
+
 std::optional<std::string> RegisterTensor::at(const std::string& index) const {
   if (isUniform()) return regs[0];
+  if (pointerOffsets) {
+    std::optional<std::string> off = pointerOffsets->at(index);
+    if (!off) return std::nullopt;
+    return "&" + pointerBase + "[" + *off + "]";
+  }
   if (!arrayName.empty()) return arrayName + "[" + mappedIndex(index) + "]";
   return std::nullopt;
 }
 
 RegisterTensor RegisterTensor::array(layout::LayoutPtr layout, std::vector<int64_t> shape, ir::Type element,
                                      const std::string& name, int64_t count) {
-  RegisterTensor t{std::move(layout), std::move(shape), std::move(element), "", {}};
+  RegisterTensor t;
+  t.layout = std::move(layout);
+  t.shape = std::move(shape);
+  t.element = std::move(element);
   if (count == 1) {
     t.regs.push_back(name);  // one register: a scalar variable
     return t;
@@ -53,9 +66,24 @@ RegisterTensor RegisterTensor::array(layout::LayoutPtr layout, std::vector<int64
   return t;
 }
 
+RegisterTensor RegisterTensor::pointerInto(layout::LayoutPtr layout, std::vector<int64_t> shape, ir::Type element,
+                                           const std::string& base, RegisterTensor offsets) {
+  RegisterTensor t;
+  t.layout = std::move(layout);
+  t.shape = std::move(shape);
+  t.element = std::move(element);
+  for (const std::string& o : offsets.regs) t.regs.push_back("&" + base + "[" + o + "]");
+  t.pointerBase = base;
+  t.pointerOffsets = std::make_shared<const RegisterTensor>(std::move(offsets));
+  return t;
+}
+
 RegisterTensor RegisterTensor::uniform(layout::LayoutPtr layout, std::vector<int64_t> shape, ir::Type element,
                                        const std::string& expr, int64_t count) {
-  RegisterTensor t{std::move(layout), std::move(shape), std::move(element), "", {}};
+  RegisterTensor t;
+  t.layout = std::move(layout);
+  t.shape = std::move(shape);
+  t.element = std::move(element);
   t.regs.assign(count, expr);
   return t;
 }

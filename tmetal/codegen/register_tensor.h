@@ -6,6 +6,7 @@
 // expand_dims and splat cost no code.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct IndexTerm {
   int64_t multiplier = 1;
 };
 
+// The lvalue a pointer expression points at: base[offset] for &base[offset],
+// *p otherwise.
+std::string dereference(const std::string& pointer);
+
 // The C expression of sum of terms applied to `index` (a loop variable
 // running over [0, count)), without the no-op parts; and its value.
 std::string renderIndexTerms(const std::vector<IndexTerm>& terms, const std::string& index, int64_t count);
@@ -37,6 +42,12 @@ struct RegisterTensor {
   std::string arrayName;
   std::vector<IndexTerm> indexMap;
   std::vector<std::string> regs;
+  // A tensor of pointers base + offsets (tt.addptr of a splatted pointer)
+  // is kept as its scalar base and its offsets: register r is spelled
+  // &base[offsets[r]], and memory accesses read base[offsets[r]] - the way a
+  // Metal programmer indexes a buffer - instead of an array of pointers.
+  std::string pointerBase;
+  std::shared_ptr<const RegisterTensor> pointerOffsets;
 
   size_t size() const { return regs.size(); }
   bool isUniform() const;  // every register is the same expression
@@ -51,6 +62,8 @@ struct RegisterTensor {
 
   static RegisterTensor array(layout::LayoutPtr layout, std::vector<int64_t> shape, ir::Type element,
                               const std::string& name, int64_t count);
+  static RegisterTensor pointerInto(layout::LayoutPtr layout, std::vector<int64_t> shape, ir::Type element,
+                                    const std::string& base, RegisterTensor offsets);
   static RegisterTensor uniform(layout::LayoutPtr layout, std::vector<int64_t> shape, ir::Type element,
                                 const std::string& expr, int64_t count);
 };

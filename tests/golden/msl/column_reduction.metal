@@ -47,12 +47,10 @@ kernel void col_reduce_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int r = 0; r < 16; ++r) mask_15[r] = mask_11[r] & col_mask_4;
     int tile_16[16];
     for (int r = 0; r < 16; ++r) tile_16[r] = rows_9[r] * n_cols;
-    device float* tile_18[16];
-    for (int r = 0; r < 16; ++r) tile_18[r] = x_ptr + tile_16[r];
-    device float* tile_22[16];
-    for (int r = 0; r < 16; ++r) tile_22[r] = tile_18[r] + cols_3;
+    int tile_22_offsets[16];
+    for (int r = 0; r < 16; ++r) tile_22_offsets[r] = tile_16[r] + cols_3;
     float tile_23[16];
-    for (int r = 0; r < 16; ++r) tile_23[r] = mask_15[r] ? *tile_22[r] : 0.0f;
+    for (int r = 0; r < 16; ++r) tile_23[r] = mask_15[r] ? x_ptr[tile_22_offsets[r]] : 0.0f;
     // 'tt.reduce' along axis 0 at tests/kernels/reductions.py:435:24: 16 registers per thread
     float total_24 = tile_23[0];
     for (int k = 1; k < 16; ++k) total_24 = total_24 + tile_23[k];

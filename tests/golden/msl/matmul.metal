@@ -50,22 +50,18 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   int offs_n_7 = offs_n + offs_n_5;
   int a_ptrs_9[8];
   for (int r = 0; r < 8; ++r) a_ptrs_9[r] = offs_m_4[r] * stride_am;
-  device half* a_ptrs_11[8];
-  for (int r = 0; r < 8; ++r) a_ptrs_11[r] = a_ptr + a_ptrs_9[r];
-  device half* a_ptrs_15[8];
-  for (int r = 0; r < 8; ++r) a_ptrs_15[r] = a_ptrs_11[r] + offs_m_2_0;
+  int a_ptrs_15_offsets[8];
+  for (int r = 0; r < 8; ++r) a_ptrs_15_offsets[r] = a_ptrs_9[r] + offs_m_2_0;
   int b_ptrs_17[4];
   for (int r = 0; r < 4; ++r) b_ptrs_17[r] = offs_m_2_1[r] * stride_bk;
-  device half* b_ptrs_19[4];
-  for (int r = 0; r < 4; ++r) b_ptrs_19[r] = b_ptr + b_ptrs_17[r];
-  device half* b_ptrs_23[4];
-  for (int r = 0; r < 4; ++r) b_ptrs_23[r] = b_ptrs_19[r] + offs_n_7;
+  int b_ptrs_23_offsets[4];
+  for (int r = 0; r < 4; ++r) b_ptrs_23_offsets[r] = b_ptrs_17[r] + offs_n_7;
   int t = K + 31;
   int t0 = t / 32;
   device half* a_ptrs_30[8];
-  for (int r = 0; r < 8; ++r) a_ptrs_30[r] = a_ptrs_15[r];
+  for (int r = 0; r < 8; ++r) a_ptrs_30[r] = &a_ptr[a_ptrs_15_offsets[r]];
   device half* b_ptrs_31[4];
-  for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_23[r];
+  for (int r = 0; r < 4; ++r) b_ptrs_31[r] = &b_ptr[b_ptrs_23_offsets[r]];
   float acc_32[4];
   for (int r = 0; r < 4; ++r) acc_32[r] = 0.0f;
   for (int k0 = 0; k0 < t0; k0 += 1) {
@@ -116,14 +112,12 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   }
   int c_ptrs_25[4];
   for (int r = 0; r < 4; ++r) c_ptrs_25[r] = offs_m_4_0[r] * stride_cm;
-  device float* c_ptrs_27[4];
-  for (int r = 0; r < 4; ++r) c_ptrs_27[r] = c_ptr + c_ptrs_25[r];
-  device float* c_ptrs_29[4];
-  for (int r = 0; r < 4; ++r) c_ptrs_29[r] = c_ptrs_27[r] + offs_n_7;
+  int c_ptrs_29_offsets[4];
+  for (int r = 0; r < 4; ++r) c_ptrs_29_offsets[r] = c_ptrs_25[r] + offs_n_7;
   bool cond[4];
   for (int r = 0; r < 4; ++r) cond[r] = offs_m_4_0[r] < M;
   bool cond0 = offs_n_7 < N;
   bool t1[4];
   for (int r = 0; r < 4; ++r) t1[r] = cond[r] & cond0;
-  for (int r = 0; r < 4; ++r) if (t1[r]) *c_ptrs_29[r] = acc_32[r];
+  for (int r = 0; r < 4; ++r) if (t1[r]) c_ptr[c_ptrs_29_offsets[r]] = acc_32[r];
 }

@@ -44,11 +44,9 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   int offsets_11 = rows_2 * n_cols;
   int offsets_14[4];
   for (int r = 0; r < 4; ++r) offsets_14[r] = offsets_11 + cols[r];
-  device half* x_16[4];
-  for (int r = 0; r < 4; ++r) x_16[r] = x_ptr + offsets_14[r];
   half x_17[4];
   if (mask_10[0]) {
-    half4 vec = *reinterpret_cast<device half4*>(x_16[0]);
+    half4 vec = *reinterpret_cast<device half4*>(&x_ptr[offsets_14[0]]);
     x_17[0] = vec.x;
     x_17[1] = vec.y;
     x_17[2] = vec.z;
@@ -73,11 +71,9 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   float inv_rms_24 = precise::rsqrt(inv_rms_23);
   bool w_26[4];
   for (int r = 0; r < 4; ++r) w_26[r] = cols[r] < n_cols;
-  device half* w_28[4];
-  for (int r = 0; r < 4; ++r) w_28[r] = weight_ptr + cols[r];
   half w_29[4];
   if (w_26[0]) {
-    half4 vec = *reinterpret_cast<device half4*>(w_28[0]);
+    half4 vec = *reinterpret_cast<device half4*>(&weight_ptr[cols[0]]);
     w_29[0] = vec.x;
     w_29[1] = vec.y;
     w_29[2] = vec.z;
@@ -94,9 +90,7 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) y_32[r] = x_18[r] * inv_rms_24;
   float y_35[4];
   for (int r = 0; r < 4; ++r) y_35[r] = y_32[r] * w_30[r];
-  device half* ptrs[4];
-  for (int r = 0; r < 4; ++r) ptrs[r] = out_ptr + offsets_14[r];
   half t[4];
   for (int r = 0; r < 4; ++r) t[r] = half(y_35[r]);
-  if (mask_10[0]) *reinterpret_cast<device half4*>(ptrs[0]) = half4(t[0], t[1], t[2], t[3]);
+  if (mask_10[0]) *reinterpret_cast<device half4*>(&out_ptr[offsets_14[0]]) = half4(t[0], t[1], t[2], t[3]);
 }

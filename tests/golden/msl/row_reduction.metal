@@ -45,20 +45,16 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int r = 0; r < 8; ++r) mask_13[r] = mask_7[r / 4] & mask_10[r % 4];
     int acc_15[2];
     for (int r = 0; r < 2; ++r) acc_15[r] = rows_2[r] * stride_row;
-    device float* acc_17[2];
-    for (int r = 0; r < 2; ++r) acc_17[r] = x_ptr + acc_15[r];
-    device float* acc_20[8];
-    for (int r = 0; r < 8; ++r) acc_20[r] = acc_17[r / 4] + cols_5[r % 4];
+    int acc_20_offsets[8];
+    for (int r = 0; r < 8; ++r) acc_20_offsets[r] = acc_15[r / 4] + cols_5[r % 4];
     float acc_21[8];
-    for (int r = 0; r < 8; ++r) acc_21[r] = mask_13[r] ? *acc_20[r] : 0.0f;
+    for (int r = 0; r < 8; ++r) acc_21[r] = mask_13[r] ? x_ptr[acc_20_offsets[r]] : 0.0f;
     float acc_22[8];
     for (int r = 0; r < 8; ++r) acc_22[r] = acc_3[r] + acc_21[r];
     for (int r = 0; r < 8; ++r) acc_3[r] = acc_22[r];
   }
   bool cond[2];
   for (int r = 0; r < 2; ++r) cond[r] = rows_2[r] < n_rows;
-  device float* ptrs[2];
-  for (int r = 0; r < 2; ++r) ptrs[r] = out_ptr + rows_2[r];
   // 'tt.reduce' along axis 1 at tests/kernels/reductions.py:404:36: 4 registers per thread
   float red[2];
   for (int q = 0; q < 2; ++q) {
@@ -67,6 +63,6 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
   }
   for (int q = 0; q < 2; ++q) red[q] = simd_sum(red[q]);
   if (L0_o1 == 0) {
-    for (int r = 0; r < 2; ++r) if (cond[r]) *ptrs[r] = red[r];
+    for (int r = 0; r < 2; ++r) if (cond[r]) out_ptr[rows_2[r]] = red[r];
   }
 }

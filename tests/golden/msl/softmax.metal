@@ -32,10 +32,8 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) mask_0[r] = cols[r] < n_cols;
   int x_1 = row * in_row_stride;
   device float* x_2 = x_ptr + x_1;
-  device float* x_4[4];
-  for (int r = 0; r < 4; ++r) x_4[r] = x_2 + cols[r];
   float x_5[4];
-  for (int r = 0; r < 4; ++r) x_5[r] = mask_0[r] ? *x_4[r] : -INFINITY;
+  for (int r = 0; r < 4; ++r) x_5[r] = mask_0[r] ? x_2[cols[r]] : -INFINITY;
   // 'tt.reduce' along axis 0 at tests/kernels/norms.py:19:25: 4 registers per thread
   float shifted = x_5[0];
   for (int k = 1; k < 4; ++k) shifted = fmax(shifted, x_5[k]);
@@ -62,9 +60,7 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
   for (int w = 1; w < 4; ++w) denominator = denominator + denominator_partials[w];
   int t = row * out_row_stride;
   device float* ptrs = out_ptr + t;
-  device float* ptrs0[4];
-  for (int r = 0; r < 4; ++r) ptrs0[r] = ptrs + cols[r];
   float t0[4];
   for (int r = 0; r < 4; ++r) t0[r] = numerator[r] / denominator;
-  for (int r = 0; r < 4; ++r) if (mask_0[r]) *ptrs0[r] = t0[r];
+  for (int r = 0; r < 4; ++r) if (mask_0[r]) ptrs[cols[r]] = t0[r];
 }

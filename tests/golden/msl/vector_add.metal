@@ -26,46 +26,40 @@ kernel void add_kernel(device float* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) offsets_2[r] = offsets + offsets_0[r];
   bool mask_3[4];
   for (int r = 0; r < 4; ++r) mask_3[r] = offsets_2[r] < n_elements;
-  device float* x_4[4];
-  for (int r = 0; r < 4; ++r) x_4[r] = x_ptr + offsets_2[r];
   float x_5[4];
   if (mask_3[0] && mask_3[1] && mask_3[2] && mask_3[3]) {
-    float4 vec = *reinterpret_cast<device float4*>(x_4[0]);
+    float4 vec = *reinterpret_cast<device float4*>(&x_ptr[offsets_2[0]]);
     x_5[0] = vec.x;
     x_5[1] = vec.y;
     x_5[2] = vec.z;
     x_5[3] = vec.w;
   } else {
-    x_5[0] = mask_3[0] ? *x_4[0] : 0.0f;
-    x_5[1] = mask_3[1] ? *x_4[1] : 0.0f;
-    x_5[2] = mask_3[2] ? *x_4[2] : 0.0f;
-    x_5[3] = mask_3[3] ? *x_4[3] : 0.0f;
+    x_5[0] = mask_3[0] ? x_ptr[offsets_2[0]] : 0.0f;
+    x_5[1] = mask_3[1] ? x_ptr[offsets_2[1]] : 0.0f;
+    x_5[2] = mask_3[2] ? x_ptr[offsets_2[2]] : 0.0f;
+    x_5[3] = mask_3[3] ? x_ptr[offsets_2[3]] : 0.0f;
   }
-  device float* y_6[4];
-  for (int r = 0; r < 4; ++r) y_6[r] = y_ptr + offsets_2[r];
   float y_7[4];
   if (mask_3[0] && mask_3[1] && mask_3[2] && mask_3[3]) {
-    float4 vec = *reinterpret_cast<device float4*>(y_6[0]);
+    float4 vec = *reinterpret_cast<device float4*>(&y_ptr[offsets_2[0]]);
     y_7[0] = vec.x;
     y_7[1] = vec.y;
     y_7[2] = vec.z;
     y_7[3] = vec.w;
   } else {
-    y_7[0] = mask_3[0] ? *y_6[0] : 0.0f;
-    y_7[1] = mask_3[1] ? *y_6[1] : 0.0f;
-    y_7[2] = mask_3[2] ? *y_6[2] : 0.0f;
-    y_7[3] = mask_3[3] ? *y_6[3] : 0.0f;
+    y_7[0] = mask_3[0] ? y_ptr[offsets_2[0]] : 0.0f;
+    y_7[1] = mask_3[1] ? y_ptr[offsets_2[1]] : 0.0f;
+    y_7[2] = mask_3[2] ? y_ptr[offsets_2[2]] : 0.0f;
+    y_7[3] = mask_3[3] ? y_ptr[offsets_2[3]] : 0.0f;
   }
-  device float* ptrs[4];
-  for (int r = 0; r < 4; ++r) ptrs[r] = out_ptr + offsets_2[r];
   float t[4];
   for (int r = 0; r < 4; ++r) t[r] = x_5[r] + y_7[r];
   if (mask_3[0] && mask_3[1] && mask_3[2] && mask_3[3]) {
-    *reinterpret_cast<device float4*>(ptrs[0]) = float4(t[0], t[1], t[2], t[3]);
+    *reinterpret_cast<device float4*>(&out_ptr[offsets_2[0]]) = float4(t[0], t[1], t[2], t[3]);
   } else {
-    if (mask_3[0]) *ptrs[0] = t[0];
-    if (mask_3[1]) *ptrs[1] = t[1];
-    if (mask_3[2]) *ptrs[2] = t[2];
-    if (mask_3[3]) *ptrs[3] = t[3];
+    if (mask_3[0]) out_ptr[offsets_2[0]] = t[0];
+    if (mask_3[1]) out_ptr[offsets_2[1]] = t[1];
+    if (mask_3[2]) out_ptr[offsets_2[2]] = t[2];
+    if (mask_3[3]) out_ptr[offsets_2[3]] = t[3];
   }
 }
