@@ -289,3 +289,48 @@ def test_atomics_on_replicated_elements_update_once(layout, tmp_path):
     got = run(SMALL_ATOMIC_KERNEL, tmp_path, args, [0, 1], "emulator", layout)
     for index in ref:
         np.testing.assert_array_equal(got[index], ref[index], err_msg=f"argument {index}")
+
+
+JOIN_SPLIT_CAT_KERNEL = """module {
+  tt.func public @join_split_cat(%arg0: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg1: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg2: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %arg3: !tt.ptr<f32> {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %ap = tt.splat %arg0 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %aq = tt.addptr %ap, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %a = tt.load %aq : tensor<64x!tt.ptr<f32>>
+    %bp = tt.splat %arg1 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %bq = tt.addptr %bp, %r : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %b = tt.load %bq : tensor<64x!tt.ptr<f32>>
+    %j = tt.join %a, %b : tensor<64xf32> -> tensor<64x2xf32>
+    %lo, %hi = tt.split %j : tensor<64x2xf32> -> tensor<64xf32>
+    %d = arith.subf %hi, %lo : tensor<64xf32>
+    %c = tt.cat %d, %a : tensor<64xf32> -> tensor<128xf32>
+    %r128 = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %cp = tt.splat %arg2 : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %cq = tt.addptr %cp, %r128 : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    tt.store %cq, %c : tensor<128x!tt.ptr<f32>>
+    %rows = tt.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+    %c2 = arith.constant dense<2> : tensor<64x1xi32>
+    %rows2 = arith.muli %rows, %c2 : tensor<64x1xi32>
+    %two = tt.make_range {end = 2 : i32, start = 0 : i32} : tensor<2xi32>
+    %cols = tt.expand_dims %two {axis = 0 : i32} : tensor<2xi32> -> tensor<1x2xi32>
+    %rb = tt.broadcast %rows2 : tensor<64x1xi32> -> tensor<64x2xi32>
+    %cb = tt.broadcast %cols : tensor<1x2xi32> -> tensor<64x2xi32>
+    %offs = arith.addi %rb, %cb : tensor<64x2xi32>
+    %jp = tt.splat %arg3 : !tt.ptr<f32> -> tensor<64x2x!tt.ptr<f32>>
+    %jq = tt.addptr %jp, %offs : tensor<64x2x!tt.ptr<f32>>, tensor<64x2xi32>
+    tt.store %jq, %j : tensor<64x2x!tt.ptr<f32>>
+    tt.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("layout", POLICIES)
+def test_join_split_cat_match_the_interpreter(layout, tmp_path):
+    rng = np.random.default_rng(7)
+    args = {0: rng.standard_normal(64).astype(np.float32), 1: rng.standard_normal(64).astype(np.float32),
+            2: np.zeros(128, np.float32), 3: np.zeros(128, np.float32)}
+    ref = run(JOIN_SPLIT_CAT_KERNEL, tmp_path, args, [2, 3], "interpreter")
+    got = run(JOIN_SPLIT_CAT_KERNEL, tmp_path, args, [2, 3], "emulator", layout)
+    for index in ref:
+        np.testing.assert_array_equal(got[index], ref[index], err_msg=f"argument {index}")

@@ -216,6 +216,9 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
     case OpKind::ScfWhile: lowerWhile(op); break;
     case OpKind::TtTrans: lowerTrans(op); break;
     case OpKind::TtReshape: lowerReshape(op); break;
+    case OpKind::TtJoin:
+    case OpKind::TtSplit:
+    case OpKind::TtCat: lowerJoinSplitCat(op); break;
     case OpKind::TtAtomicRMW: lowerAtomicRmw(op); break;
     case OpKind::TtAtomicCAS: lowerAtomicCas(op); break;
     case OpKind::TtBroadcast: {

@@ -177,6 +177,16 @@ class KernelLowering {
   // returns the buffer's name. The linear index is row-major in in.shape.
   std::string stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in, const std::string& purpose,
                                        bool barrierBefore = true, bool barrierAfter = true);
+  // A threadgroup buffer of `count` elements for `op`, checked against the limit.
+  std::string allocateStaging(const ir::Operation& op, const ir::Type& element, int64_t count,
+                              const std::string& purpose);
+  // Owners write `in` at buffer[linear * scale + offset] (row-major linear
+  // index in in.shape); readStaged declares `name` and reads every register
+  // of a tensor in layout l from buffer[linear * scale + offset].
+  void writeStaged(const RegisterTensor& in, const std::string& buffer, int64_t scale, int64_t offset);
+  RegisterTensor readStaged(const std::string& buffer, const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
+                            const ir::Type& element, const std::string& name, int64_t scale, int64_t offset);
+  void lowerJoinSplitCat(const ir::Operation& op);
   // Before a threadgroup buffer is written again (inside loops), the reads of
   // the previous iteration must be finished.
   void barrierBeforeReuse();

@@ -16,35 +16,76 @@ void KernelLowering::barrierBeforeReuse() {
   if (loopDepth_ > 0) body_.line(dialect_.barrier());
 }
 
-std::string KernelLowering::stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in,
-                                                     const std::string& purpose, bool barrierBefore,
-                                                     bool barrierAfter) {
-  int64_t numel = 1;
-  for (int64_t e : in.shape) numel *= e;
-  std::string elementType = typeOf(in.element);
-  int bytes = in.element.isPointer() ? 8 : std::max(1, in.element.bitWidth() / 8);
+std::string KernelLowering::allocateStaging(const ir::Operation& op, const ir::Type& element, int64_t count,
+                                            const std::string& purpose) {
+  std::string elementType = typeOf(element);
+  int bytes = element.isPointer() ? 8 : std::max(1, element.bitWidth() / 8);
   std::string name = newName("tg_" + purpose);
-  threadgroupMemory_.allocate(op, name, elementType, bytes, numel, purpose + " at " + op.loc().userPos().str());
-  threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, numel));
+  threadgroupMemory_.allocate(op, name, elementType, bytes, count, purpose + " at " + op.loc().userPos().str());
+  threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, count));
+  return name;
+}
 
+namespace {
+// i * scale + offset, without the no-op parts.
+std::string scaled(const std::string& index, int64_t scale, int64_t offset) {
+  std::string s = index;
+  if (scale != 1) s = (index.find(' ') == std::string::npos ? index : "(" + index + ")") + " * " + std::to_string(scale);
+  if (offset) s += " + " + std::to_string(offset);
+  return s;
+}
+}  // namespace
+
+void KernelLowering::writeStaged(const RegisterTensor& in, const std::string& buffer, int64_t scale, int64_t offset) {
   TensorMap map = in.map();
   int64_t n = map.numRegisters();
-  if (barrierBefore) barrierBeforeReuse();
   std::string owner = ownerCondition(map);
   if (!owner.empty()) body_.open("if (" + owner + ")");
-  std::string base = bindBase(linearIndexBase(map), name + "_at", n);
+  std::string base = bindBase(linearIndexBase(map), buffer + "_at", n);
   std::vector<IndexTerm> terms = linearIndexTerms(map);
   forEachRegister(
       n,
       [&](const std::string& idx) -> std::optional<std::string> {
         std::optional<std::string> v = in.at(idx);
         if (!v) return std::nullopt;
-        return name + "[" + offsetExpr(base, terms, idx, n) + "] = " + *v + ";";
+        return buffer + "[" + scaled(offsetExpr(base, terms, idx, n), scale, offset) + "] = " + *v + ";";
       },
       [&](int64_t r) {
-        return name + "[" + offsetExpr(base, linearIndexConstant(map, r)) + "] = " + in.regs[r] + ";";
+        return buffer + "[" + scaled(offsetExpr(base, linearIndexConstant(map, r)), scale, offset) + "] = " +
+               in.regs[r] + ";";
       });
   if (!owner.empty()) body_.close();
+}
+
+RegisterTensor KernelLowering::readStaged(const std::string& buffer, const LayoutPtr& l,
+                                          const std::vector<int64_t>& shape, const ir::Type& element,
+                                          const std::string& name, int64_t scale, int64_t offset) {
+  TensorMap out(l, shape);
+  int64_t n = out.numRegisters();
+  RegisterTensor t = RegisterTensor::array(l, shape, element, name, n);
+  body_.line(declaration(element, name, n) + ";");
+  std::string base = bindBase(linearIndexBase(out), name + "_at", n);
+  std::vector<IndexTerm> terms = linearIndexTerms(out);
+  forEachRegister(
+      n,
+      [&](const std::string& idx) -> std::optional<std::string> {
+        return name + "[" + idx + "] = " + buffer + "[" + scaled(offsetExpr(base, terms, idx, n), scale, offset) + "];";
+      },
+      [&](int64_t r) {
+        return t.regs[r] + " = " + buffer + "[" + scaled(offsetExpr(base, linearIndexConstant(out, r)), scale, offset) +
+               "];";
+      });
+  return t;
+}
+
+std::string KernelLowering::stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in,
+                                                     const std::string& purpose, bool barrierBefore,
+                                                     bool barrierAfter) {
+  int64_t numel = 1;
+  for (int64_t e : in.shape) numel *= e;
+  std::string name = allocateStaging(op, in.element, numel, purpose);
+  if (barrierBefore) barrierBeforeReuse();
+  writeStaged(in, name, 1, 0);
   if (barrierAfter) body_.line(dialect_.barrier());
   return name;
 }
@@ -53,22 +94,56 @@ RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const Regi
                                              const std::string& hint) {
   body_.comment("layout conversion of " + hint + " to " + to->str());
   std::string buffer = stageInThreadgroupMemory(op, in, "conversion");
-  TensorMap out(to, in.shape);
-  int64_t n = out.numRegisters();
-  std::string name = newName(hint);
-  RegisterTensor t = RegisterTensor::array(to, in.shape, in.element, name, n);
-  body_.line(declaration(in.element, name, n) + ";");
-  std::string base = bindBase(linearIndexBase(out), name + "_at", n);
-  std::vector<IndexTerm> terms = linearIndexTerms(out);
-  forEachRegister(
-      n,
-      [&](const std::string& idx) -> std::optional<std::string> {
-        return name + "[" + idx + "] = " + buffer + "[" + offsetExpr(base, terms, idx, n) + "];";
-      },
-      [&](int64_t r) {
-        return t.regs[r] + " = " + buffer + "[" + offsetExpr(base, linearIndexConstant(out, r)) + "];";
-      });
-  return t;
+  return readStaged(buffer, to, in.shape, in.element, newName(hint), 1, 0);
+}
+
+// tt.join, tt.split and tt.cat move elements between tensors of different
+// shapes: through threadgroup memory, at their row-major positions (join:
+// a's element i at 2i, b's at 2i + 1; cat: b after a along dimension 0, as the
+// interpreter orders it).
+void KernelLowering::lowerJoinSplitCat(const ir::Operation& op) {
+  auto numel = [](const std::vector<int64_t>& s) {
+    int64_t n = 1;
+    for (int64_t e : s) n *= e;
+    return n;
+  };
+  switch (op.kind()) {
+    case ir::OpKind::TtJoin: {
+      const RegisterTensor& a = operandTensor(op, 0);
+      const RegisterTensor& b = operandTensor(op, 1);
+      const ir::Value* v = op.result(0);
+      std::string buffer = allocateStaging(op, a.element, 2 * numel(a.shape), "join");
+      barrierBeforeReuse();
+      writeStaged(a, buffer, 2, 0);
+      writeStaged(b, buffer, 2, 1);
+      body_.line(dialect_.barrier());
+      defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 1, 0));
+      return;
+    }
+    case ir::OpKind::TtSplit: {
+      std::string buffer = stageInThreadgroupMemory(op, operandTensor(op, 0), "split");
+      for (size_t k = 0; k < 2; ++k) {
+        const ir::Value* v = op.result(k);
+        defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 2,
+                                   static_cast<int64_t>(k)));
+      }
+      return;
+    }
+    case ir::OpKind::TtCat: {
+      const RegisterTensor& a = operandTensor(op, 0);
+      const RegisterTensor& b = operandTensor(op, 1);
+      const ir::Value* v = op.result(0);
+      std::string buffer = allocateStaging(op, a.element, numel(a.shape) + numel(b.shape), "cat");
+      barrierBeforeReuse();
+      writeStaged(a, buffer, 1, 0);
+      writeStaged(b, buffer, 1, numel(a.shape));
+      body_.line(dialect_.barrier());
+      defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 1, 0));
+      return;
+    }
+    default:
+      unsupported(op, "this op");
+  }
 }
 
 }  // namespace tmetal::codegen

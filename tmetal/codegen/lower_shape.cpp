@@ -151,27 +151,10 @@ void KernelLowering::lowerTrans(const ir::Operation& op) {
 
 void KernelLowering::lowerReshape(const ir::Operation& op) {
   const ir::Value* v = op.result(0);
-  const RegisterTensor& in = operandTensor(op, 0);
-  LayoutPtr l = layouts_.home(v);
   // Same elements in the same row-major order: a reshape reads the operand's
   // row-major linear index.
-  std::string buffer = stageInThreadgroupMemory(op, in, "reshape");
-  TensorMap out(l, v->type().shape());
-  std::string name = nameFor(v);
-  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, out.numRegisters());
-  body_.line(declaration(v->type().element(), name, out.numRegisters()) + ";");
-  std::string base = linearIndexBase(out);
-  if (base != "0" && out.numRegisters() > 1) {
-    std::string at = newName(name + "_at");
-    body_.line("int " + at + " = " + base + ";");
-    base = at;
-  }
-  for (int64_t r = 0; r < out.numRegisters(); ++r) {
-    int64_t c = linearIndexConstant(out, r);
-    std::string index = base == "0" ? std::to_string(c) : c ? base + " + " + std::to_string(c) : base;
-    body_.line(t.regs[r] + " = " + buffer + "[" + index + "];");
-  }
-  defineTensor(v, t);
+  std::string buffer = stageInThreadgroupMemory(op, operandTensor(op, 0), "reshape");
+  defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 1, 0));
 }
 
 }  // namespace tmetal::codegen
