@@ -159,6 +159,25 @@ BlockedLayout tiled(const std::vector<int64_t>& shape, int numSimds) {
 
 }  // namespace
 
+BlockedLayout chooseDotLayout(const std::vector<int64_t>& shape, int numSimds) {
+  Builder lb(shape, rowMajorOrder(static_cast<int>(shape.size())));
+  int rank = static_cast<int>(shape.size());
+  int n = rank - 1, m = rank - 2;
+  int64_t perThread = std::max<int64_t>(1, product(shape) / (kSimdWidth * numSimds));
+  int sptN = floorPowerOfTwo(std::min<int64_t>({4, shape[n], perThread}));
+  lb.b.sizePerThread[n] = sptN;
+  if (m >= 0)
+    lb.b.sizePerThread[m] = floorPowerOfTwo(std::min<int64_t>({4, shape[m], std::max<int64_t>(1, perThread / sptN)}));
+  int lanes = kSimdWidth;
+  for (int d : lb.b.order) lb.giveLanes(d, lanes, kSimdWidth);
+  lb.b.lanesPerSimd[n] *= lanes;
+  int simds = numSimds;
+  for (int d = 0; d < rank; ++d) lb.giveSimds(d, simds, numSimds);
+  lb.b.simdsPerGroup[0] *= simds;
+  lb.b.validate();
+  return lb.b;
+}
+
 MemoryLayout resolvePolicy(MemoryLayout policy) {
   return policy == MemoryLayout::DEFAULT ? MemoryLayout::COALESCED : policy;
 }

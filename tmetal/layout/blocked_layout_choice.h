@@ -44,4 +44,9 @@ MemoryLayout resolvePolicy(MemoryLayout policy);
 BlockedLayout chooseBlockedLayout(MemoryLayout policy, const std::vector<int64_t>& shape, int numSimdGroups,
                                   const AccessHint& hint);
 
+// The accumulator layout COALESCED gives tt.dot: a register tile of up to
+// 4x4 elements per thread, so that each k step reads a row of A and a column
+// of B once for up to 16 FMAs (lanes along N, SIMD groups along M).
+BlockedLayout chooseDotLayout(const std::vector<int64_t>& shape, int numSimdGroups);
+
 }  // namespace tmetal::layout

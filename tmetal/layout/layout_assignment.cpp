@@ -265,8 +265,14 @@ class LayoutAssigner {
         return;
       }
       case OpKind::TtDot: {
-        LayoutPtr l = computedHome(op.operand(2));
-        if (!l) l = out_.defaultLayout(op.result(0)->type().shape());
+        // The accumulator is where the work happens; COALESCED gives it a
+        // register tile (A and B are read through threadgroup memory, so
+        // their layouts do not constrain it).
+        const std::vector<int64_t>& shape = op.result(0)->type().shape();
+        LayoutPtr l = resolvePolicy(out_.options_.policy) == MemoryLayout::COALESCED && shape.size() == 2
+                          ? DistributedLayout::blocked(chooseDotLayout(shape, out_.options_.numWarps))
+                          : computedHome(op.operand(2));
+        if (!l) l = out_.defaultLayout(shape);
         setHome(op.result(0), l);
         setOperand(op, 0, homeOrDefault(op.operand(0)));
         setOperand(op, 1, homeOrDefault(op.operand(1)));

@@ -5,8 +5,9 @@
 //   blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}:
 //     a_ptrs_30 tensor<32x32x!tt.ptr<f16>>, a_40 tensor<32x32xf16>, a_ptrs_49 tensor<32x32x!tt.ptr<f16>>
 //   blocked{spt=[1,1], lanes=[2,16], simds=[4,1], order=[1,0]}:
-//     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, acc_32 tensor<32x16xf32>, b_47 tensor<32x16xf16>, 
-//     acc_48 tensor<32x16xf32>, b_ptrs_52 tensor<32x16x!tt.ptr<f16>>
+//     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_47 tensor<32x16xf16>, b_ptrs_52 tensor<32x16x!tt.ptr<f16>>
+//   blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}:
+//     acc_32 tensor<32x16xf32>, acc_48 tensor<32x16xf32>
 
 #include <metal_stdlib>
 using namespace metal;
@@ -31,7 +32,10 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   int L0_o1 = int(lane);
   // L1 = blocked{spt=[1,1], lanes=[2,16], simds=[4,1], order=[1,0]}
   int L1_o0 = int(lane / 16 + simd * 2);
+  // L2 = blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}
+  int L2_o0 = int(lane / 4 + simd * 8);
   int L1_o1 = int(lane % 16);
+  int L2_o1 = int(lane % 4) * 4;
 
   int pid_m = int(pid.x);
   int pid_n = int(pid.y);
@@ -41,13 +45,17 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   int offs_m_2_0 = L0_o1;
   int offs_m_2_1[4];
   for (int r = 0; r < 4; ++r) offs_m_2_1[r] = L1_o0 + r * 8;
+  int offs_m_2_2 = L2_o0;
   int offs_m_4[8];
   for (int r = 0; r < 8; ++r) offs_m_4[r] = offs_m + offs_m_2[r];
-  int offs_m_4_0[4];
-  for (int r = 0; r < 4; ++r) offs_m_4_0[r] = offs_m + offs_m_2_1[r];
+  int offs_m_4_0 = offs_m + offs_m_2_2;
   int offs_n = pid_n * 16;
   int offs_n_5 = L1_o1;
+  int offs_n_5_0[4];
+  for (int r = 0; r < 4; ++r) offs_n_5_0[r] = L2_o1 + r;
   int offs_n_7 = offs_n + offs_n_5;
+  int offs_n_7_0[4];
+  for (int r = 0; r < 4; ++r) offs_n_7_0[r] = offs_n + offs_n_5_0[r];
   int a_ptrs_9[8];
   for (int r = 0; r < 8; ++r) a_ptrs_9[r] = offs_m_4[r] * stride_am;
   int a_ptrs_15_offsets[8];
@@ -91,15 +99,15 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     float acc_48[4];
     for (int r = 0; r < 4; ++r) acc_48[r] = acc_32[r];
     for (int kk0 = 0; kk0 < 32; ++kk0) {
-      float a0 = float(tg_dot_a[L1_o0 * 32 + kk0]);
-      float a1 = float(tg_dot_a[(L1_o0 + 8) * 32 + kk0]);
-      float a2 = float(tg_dot_a[(L1_o0 + 16) * 32 + kk0]);
-      float a3 = float(tg_dot_a[(L1_o0 + 24) * 32 + kk0]);
-      float b0 = float(tg_dot_b[kk0 * 16 + L1_o1]);
+      float a0 = float(tg_dot_a[L2_o0 * 32 + kk0]);
+      float b0 = float(tg_dot_b[kk0 * 16 + L2_o1]);
+      float b1 = float(tg_dot_b[kk0 * 16 + (L2_o1 + 1)]);
+      float b2 = float(tg_dot_b[kk0 * 16 + (L2_o1 + 2)]);
+      float b3 = float(tg_dot_b[kk0 * 16 + (L2_o1 + 3)]);
       acc_48[0] = fma(a0, b0, acc_48[0]);
-      acc_48[1] = fma(a1, b0, acc_48[1]);
-      acc_48[2] = fma(a2, b0, acc_48[2]);
-      acc_48[3] = fma(a3, b0, acc_48[3]);
+      acc_48[1] = fma(a0, b1, acc_48[1]);
+      acc_48[2] = fma(a0, b2, acc_48[2]);
+      acc_48[3] = fma(a0, b3, acc_48[3]);
     }
     device half* a_ptrs_49[8];
     for (int r = 0; r < 8; ++r) a_ptrs_49[r] = a_ptrs_30[r] + 32;
@@ -110,14 +118,12 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_52[r];
     for (int r = 0; r < 4; ++r) acc_32[r] = acc_48[r];
   }
-  int c_ptrs_25[4];
-  for (int r = 0; r < 4; ++r) c_ptrs_25[r] = offs_m_4_0[r] * stride_cm;
-  int c_ptrs_29_offsets[4];
-  for (int r = 0; r < 4; ++r) c_ptrs_29_offsets[r] = c_ptrs_25[r] + offs_n_7;
-  bool cond[4];
-  for (int r = 0; r < 4; ++r) cond[r] = offs_m_4_0[r] < M;
-  bool cond0 = offs_n_7 < N;
+  int c_ptrs_25 = offs_m_4_0 * stride_cm;
+  device float* c_ptrs_27 = c_ptr + c_ptrs_25;
+  bool cond = offs_m_4_0 < M;
+  bool cond0[4];
+  for (int r = 0; r < 4; ++r) cond0[r] = offs_n_7_0[r] < N;
   bool t1[4];
-  for (int r = 0; r < 4; ++r) t1[r] = cond[r] & cond0;
-  for (int r = 0; r < 4; ++r) if (t1[r]) c_ptr[c_ptrs_29_offsets[r]] = acc_32[r];
+  for (int r = 0; r < 4; ++r) t1[r] = cond & cond0[r];
+  for (int r = 0; r < 4; ++r) if (t1[r]) c_ptrs_27[offs_n_7_0[r]] = acc_32[r];
 }
