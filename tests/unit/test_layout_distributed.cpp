@@ -230,3 +230,17 @@ TEST(BlockedLayoutChoice, EveryPolicyUsesAllThreadsOfEveryShape) {
     }
   }
 }
+
+TEST(BlockedLayoutChoice, DotAccumulatorsGetRegisterTiles) {
+  EXPECT_EQ(chooseDotLayout({64, 64}, 4).str(), "blocked{spt=[4,4], lanes=[2,16], simds=[4,1], order=[1,0]}");
+  EXPECT_EQ(chooseDotLayout({32, 16}, 4).str(), "blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}");
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<int64_t> shape = randomShape(rng, 2);
+    int numSimds = 1 << (rng() % 4);
+    BlockedLayout b = chooseDotLayout(shape, numSimds);
+    EXPECT_EQ(b.simdWidth(), 32);
+    EXPECT_EQ(b.numSimdGroups(), numSimds);
+    checkCoversOnce(TensorMap(DistributedLayout::blocked(b), shape));
+  }
+}
