@@ -1,5 +1,6 @@
 // `tmetal analyze`: which memory layout and which kernel plan each op of an
-// ops graph gets, as the planner decides them.
+// ops graph gets, as the planner decides them, and how each reduction stage
+// kernel built from the plan really compiles (codegen metadata).
 #include <fstream>
 #include <iostream>
 #include <memory>

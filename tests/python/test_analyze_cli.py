@@ -62,13 +62,18 @@ def test_analyze_json_output_file_and_schema(tmp_path):
     assert r.returncode == 1
     assert r.stdout == ""
     report = json.loads(out.read_text())
-    assert report["schema_version"] == 1
+    assert report["schema_version"] == 2
     assert report["hardware"]["id"] == "m1"
     assert [op["status"] for op in report["ops"]] == ["ok", "unsupported", "invalid", "invalid", "invalid", "ok"]
     good = report["ops"][0]
     assert good["is_reduction"] is True
     assert good["layout"]["name"] == "COALESCED" and good["layout"]["value"] == 8
     assert good["plan"]["kind"] == "row"
+    for stage in good["plan"]["stages"]:
+        compiled = stage["compiled"]
+        assert compiled["target"] == "metal" and compiled["policy"] == "COALESCED"
+        assert compiled["threads_per_threadgroup"] == 32 * compiled["num_warps"]
+        assert compiled["reductions"], compiled
     assert report["summary"]["layout_distribution"] == {
         "DEFAULT": 0, "ROW_MAJOR": 1, "COLUMN_MAJOR": 0, "TILED": 0, "COALESCED": 1}
     assert report["summary"]["coalesced_coverage"] == 1.0
@@ -85,6 +90,28 @@ def test_two_stage_and_many_rows_examples():
     assert r.returncode == 0, r.stderr
     assert "threadgroup 1024 threads (32 SIMD groups): 128 outputs x 8 lanes" in r.stdout
     assert "grid: 32768 threadgroups" in r.stdout
+
+
+def test_four_rows_report_the_compiled_butterfly():
+    # The 4 rows of tt.sum:[4,4096]:0 are combined by the compiled stage
+    # kernel with a shuffle butterfly; the text states what the JSON's
+    # compiled metadata says, and no threadgroup-memory combine of the plan.
+    args = ("analyze", "--operation", "tt.sum:[4,4096]:0", "--hardware", "m3-max")
+    r = run(*args, "--format", "json")
+    assert r.returncode == 0, r.stderr
+    stages = json.loads(r.stdout)["ops"][0]["plan"]["stages"]
+    text = run(*args).stdout
+    butterflies = 0
+    for stage in stages:
+        c = stage["compiled"]
+        assert (f"as compiled: {c['kernel']} (metal, COALESCED, num_warps {c['num_warps']}): "
+                f"{c['threads_per_threadgroup']} threads per threadgroup") in text
+        for red in c["reductions"]:
+            if "butterfly" in red.get("lanes", {}).get("combine", ""):
+                butterflies += 1
+                assert f"then {red['lanes']['count']} lanes by {red['lanes']['combine']}" in text
+    assert butterflies >= 1, stages
+    assert "combine (planned" not in text
 
 
 def test_operation_errors():

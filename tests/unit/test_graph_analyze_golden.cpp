@@ -9,7 +9,12 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
+#include "tmetal/codegen/compile_kernel.h"
 #include "tmetal/graph/analysis_report.h"
+#include "tmetal/graph/operation_spec.h"
+#include "tmetal/graph/reduction_kernels.h"
 #include "tmetal/graph/ops_json_reader.h"
 #include "tmetal/graph/sample_ops.h"
 
@@ -72,4 +77,50 @@ TEST(GraphAnalyzeGolden, BadOpsText) {
   GraphAnalysis a = analyzeGolden("bad_ops.json");
   EXPECT_EQ(a.summary.analyzed, 2);
   expectGolden("analyze_bad_ops.txt", renderAnalysisText(a, false));
+}
+
+// The analyzer reports what the compiled stage kernel does, not the plan's
+// words: the 4 rows of tt.sum:[4,4096]:0 are combined by the kernel the code
+// generator compiles (as `tmetal graph-run` builds and compiles it) with a
+// shuffle butterfly across lanes, and analyze says so in text and JSON.
+TEST(GraphAnalyzeCompiled, SumOfFourRowsStatesTheCompiledButterfly) {
+  const hw::HardwareProfile profile = *hw::findHardwareProfile("m3-max");
+  OpsGraph graph;
+  graph.source = kOperationSource;
+  graph.ops.push_back(parseOperationSpec("tt.sum:[4,4096]:0", 0));
+  GraphAnalysis a = analyzeGraph(graph, hw::HardwareSelection{profile, "test"});
+  ASSERT_TRUE(a.allAnalyzed());
+  const OpAnalysis& op = a.ops[0];
+  ASSERT_TRUE(op.plan);
+
+  // The kernels, compiled here independently of the analyzer.
+  ReductionKernels kernels = buildReductionKernels(*op.plan);
+  ASSERT_EQ(kernels.stages.size(), op.plan->stages.size());
+  ASSERT_EQ(op.compiled.size(), kernels.stages.size());
+  const std::string text = renderAnalysisText(a, false);
+  const nlohmann::json report = analysisToJson(a);
+  bool butterfly = false;
+  for (size_t i = 0; i < kernels.stages.size(); ++i) {
+    codegen::CompileOptions options;
+    options.numWarps = kernels.stages[i].numWarps;
+    options.hardware = profile;
+    const codegen::KernelMetadata m = codegen::compileKernel(*kernels.stages[i].module, options).metadata;
+    const nlohmann::json& compiled = report["ops"][0]["plan"]["stages"][i]["compiled"];
+    EXPECT_EQ(compiled["threads_per_threadgroup"], m.threadsPerThreadgroup);
+    EXPECT_EQ(compiled["threadgroup_memory_bytes"], m.threadgroupMemoryBytes);
+    EXPECT_EQ(compiled["reductions"], m.layouts["reductions"]);
+    EXPECT_NE(text.find(fmt::format("{} threads per threadgroup", m.threadsPerThreadgroup)), std::string::npos);
+    for (const nlohmann::json& r : m.layouts["reductions"]) {
+      if (!r.contains("lanes")) continue;
+      const std::string combine = r["lanes"]["combine"].get<std::string>();
+      if (combine.find("butterfly") == std::string::npos) continue;
+      butterfly = true;
+      EXPECT_NE(text.find(fmt::format("then {} lanes by {}", r["lanes"]["count"].get<int>(), combine)),
+                std::string::npos)
+          << text;
+    }
+  }
+  EXPECT_TRUE(butterfly) << "the compiled kernels of tt.sum:[4,4096]:0 combine lanes with no butterfly";
+  // The planner's own threadgroup-memory combine is not printed as fact.
+  EXPECT_EQ(text.find("combine (planned"), std::string::npos) << text;
 }

@@ -73,6 +73,20 @@ std::string mappingText(const ReductionPlan& plan, const ReductionStage& s, size
   return m;
 }
 
+// One compiled reduction, from the kernel metadata's layouts.reductions
+// entry: "tt.reduce axis 1: 4 registers per thread, then 32 lanes by simd_sum, then 4
+// SIMD groups through threadgroup memory".
+std::string compiledCombineText(const nlohmann::json& r) {
+  const int64_t regs = r.value("registers_per_thread", int64_t{0});
+  std::string t = fmt::format("tt.reduce axis {}: {} register{} per thread", r.value("axis", -1), regs, regs == 1 ? "" : "s");
+  if (r.contains("lanes"))
+    t += fmt::format(", then {} lanes by {}", r["lanes"].value("count", 0), r["lanes"].value("combine", std::string()));
+  if (r.contains("simd_groups"))
+    t += fmt::format(", then {} SIMD groups through {}", r["simd_groups"].value("count", 0),
+                     r["simd_groups"].value("combine", std::string()));
+  return t;
+}
+
 void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile& profile, bool verbose) {
   const ReductionPlan& plan = *a.plan;
   const char* indent = "    ";
@@ -85,15 +99,20 @@ void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile
     const ReductionStage& s = plan.stages[i];
     out += fmt::format("{}  stage {}  {}\n", indent, i + 1, s.kernel);
     const std::string pad = std::string(indent) + "           ";
+    const CompiledStage* c = i < a.compiled.size() && a.compiled[i].compiled() ? &a.compiled[i] : nullptr;
+    // The planner's thread arrangement; when the compiled kernel runs a
+    // different number of threads per threadgroup (whole SIMD groups), the
+    // line names the plan's tile and the compiled block gives the threadgroup.
+    const char* tileLabel = !c || c->threadsPerThreadgroup == s.threadgroupSize ? "threadgroup" : "planned tile";
     if (s.shape == StageShape::Rows)
-      out += fmt::format("{}threadgroup {} threads ({} SIMD group{}): {} output{} x {} lane{}\n", pad,
+      out += fmt::format("{}{} {} threads ({} SIMD group{}): {} output{} x {} lane{}\n", pad, tileLabel,
                          s.threadgroupSize, s.simdgroupsPerThreadgroup, s.simdgroupsPerThreadgroup == 1 ? "" : "s",
                          s.outputsPerThreadgroup, s.outputsPerThreadgroup == 1 ? "" : "s", s.lanesPerOutput,
                          s.lanesPerOutput == 1 ? "" : "s");
     else
-      out += fmt::format("{}threadgroup {} threads ({} SIMD group{}): {} lane{} x {} output{} along the run, {} along "
+      out += fmt::format("{}{} {} threads ({} SIMD group{}): {} lane{} x {} output{} along the run, {} along "
                          "the reduction\n",
-                         pad, s.threadgroupSize, s.simdgroupsPerThreadgroup, s.simdgroupsPerThreadgroup == 1 ? "" : "s",
+                         pad, tileLabel, s.threadgroupSize, s.simdgroupsPerThreadgroup, s.simdgroupsPerThreadgroup == 1 ? "" : "s",
                          s.threadsX, s.threadsX == 1 ? "" : "s", s.vectorWidth, s.vectorWidth == 1 ? "" : "s",
                          s.threadsY);
     out += fmt::format("{}per thread: {} trip{} x {}-wide vector = up to {} elements\n", pad, s.iterations,
@@ -103,9 +122,23 @@ void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile
                        s.splits == 1 ? "" : "s");
     out += i == 0 && plan.twoStage() ? fmt::format(", writes {} partials\n", s.outputs * s.splits)
                                      : fmt::format(", writes {} output{}\n", s.outputs, s.outputs == 1 ? "" : "s");
-    out += fmt::format("{}combine: {}", pad, s.combine);
-    if (s.threadgroupMemoryBytes) out += fmt::format(" ({})", formatBytes(s.threadgroupMemoryBytes));
-    out += "\n";
+    if (c) {
+      // The compiled kernel's own combine replaces the planner's words: the
+      // code generator decides it, and it may differ from the plan's intent.
+      out += fmt::format("{}as compiled: {} (metal, {}, num_warps {}): {} threads per threadgroup, {}\n", pad,
+                         c->kernel, c->policy, c->numWarps, c->threadsPerThreadgroup,
+                         c->threadgroupMemoryBytes
+                             ? fmt::format("{} of threadgroup memory", formatBytes(c->threadgroupMemoryBytes))
+                             : std::string("no threadgroup memory"));
+      for (const nlohmann::json& r : c->reductions) out += fmt::format("{}  combine: {}\n", pad, compiledCombineText(r));
+    } else {
+      const std::string why = i < a.compiled.size() ? a.compiled[i].error
+                              : !a.compiled.empty()  ? a.compiled[0].error
+                                                     : std::string("not compiled");
+      out += fmt::format("{}combine (planned; no compiled kernel: {}): {}", pad, why, s.combine);
+      if (s.threadgroupMemoryBytes) out += fmt::format(" ({})", formatBytes(s.threadgroupMemoryBytes));
+      out += "\n";
+    }
     if (verbose) out += fmt::format("{}mapping: {}\n", pad, mappingText(plan, s, i));
   }
   out += fmt::format("{}  reads {}: at least {} at {} GB/s; {} the {} last-level cache\n", indent,
@@ -155,6 +188,17 @@ json layoutToJson(const layout::PolicyChoice& l) {
               {"reason", l.reason}};
 }
 
+json compiledToJson(const CompiledStage& c) {
+  if (!c.compiled()) return json{{"kernel", c.kernel.empty() ? json(nullptr) : json(c.kernel)}, {"error", c.error}};
+  return json{{"kernel", c.kernel},
+              {"target", "metal"},
+              {"policy", c.policy},
+              {"num_warps", c.numWarps},
+              {"threads_per_threadgroup", c.threadsPerThreadgroup},
+              {"threadgroup_memory_bytes", c.threadgroupMemoryBytes},
+              {"reductions", c.reductions}};
+}
+
 json stageToJson(const ReductionStage& s) {
   return json{{"kernel", s.kernel},
               {"shape", stageShapeName(s.shape)},
@@ -175,8 +219,10 @@ json stageToJson(const ReductionStage& s) {
               {"iterations", s.iterations},
               {"elements_per_thread", s.elementsPerThread},
               {"accumulator_bytes", s.accumulatorBytes},
-              {"threadgroup_memory_bytes", s.threadgroupMemoryBytes},
-              {"combine", s.combine}};
+              // The planner's intent; what the compiled kernel does is in the
+              // stage's "compiled" object (added by analysisToJson).
+              {"planned_threadgroup_memory_bytes", s.threadgroupMemoryBytes},
+              {"planned_combine", s.combine}};
 }
 
 json hardwareToJson(const hw::HardwareSelection& h) {
@@ -263,6 +309,14 @@ json analysisToJson(const GraphAnalysis& g) {
     op["output_shape"] = a.outputShape;
     op["layout"] = layoutToJson(a.layout);
     op["plan"] = a.plan ? planToJson(*a.plan) : json(nullptr);
+    if (a.plan) {
+      // Each stage's kernel as compiled, next to the plan's stage.
+      for (size_t i = 0; i < op["plan"]["stages"].size(); ++i) {
+        const CompiledStage none{"", 0, "not compiled"};
+        const CompiledStage& c = i < a.compiled.size() ? a.compiled[i] : !a.compiled.empty() ? a.compiled[0] : none;
+        op["plan"]["stages"][i]["compiled"] = compiledToJson(c);
+      }
+    }
     if (!a.note.empty()) op["note"] = a.note;
     ops.push_back(op);
   }
@@ -270,7 +324,7 @@ json analysisToJson(const GraphAnalysis& g) {
   for (const auto& [l, count] : g.summary.layoutCounts) layouts[layout::memoryLayoutName(l)] = count;
   const AnalysisSummary& s = g.summary;
   return json{{"tool", "tmetal analyze"},
-              {"schema_version", 1},
+              {"schema_version", 2},
               {"source", g.source},
               {"hardware", hardwareToJson(g.hardware)},
               {"ops", ops},

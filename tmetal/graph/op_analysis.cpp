@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tmetal/codegen/compile_kernel.h"
+#include "tmetal/graph/reduction_kernels.h"
 #include "tmetal/graph/reduction_planner.h"
 #include "tmetal/graph/tensor_checks.h"
 #include "tmetal/support/diagnostic.h"
@@ -233,6 +235,40 @@ std::string dtypeName(ir::ScalarKind k) {
 
 std::string OpAnalysis::diagnostic() const { return formatDiagnostic(op.pos, op.label() + ": " + error); }
 
+std::vector<CompiledStage> compilePlanStages(const ReductionPlan& plan, const hw::HardwareProfile& profile) {
+  std::vector<CompiledStage> out;
+  ReductionKernels kernels;
+  try {
+    kernels = buildReductionKernels(plan);
+  } catch (const CompileError& e) {
+    CompiledStage s;
+    s.error = e.message();
+    out.push_back(std::move(s));
+    return out;
+  }
+  for (const StageKernel& k : kernels.stages) {
+    CompiledStage s;
+    s.kernel = k.name;
+    s.numWarps = k.numWarps;
+    try {
+      codegen::CompileOptions options;
+      options.target = "metal";
+      options.policy = layout::MemoryLayout::COALESCED;  // as runReductionKernels compiles them
+      options.numWarps = k.numWarps;
+      options.hardware = profile;
+      codegen::CompiledKernel c = codegen::compileKernel(*k.module, options);
+      s.threadsPerThreadgroup = c.metadata.threadsPerThreadgroup;
+      s.threadgroupMemoryBytes = c.metadata.threadgroupMemoryBytes;
+      s.policy = c.metadata.layouts.value("policy", std::string());
+      if (c.metadata.layouts.contains("reductions")) s.reductions = c.metadata.layouts["reductions"];
+    } catch (const CompileError& e) {
+      s.error = e.message();
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 OpAnalysis analyzeOp(const GraphOp& op, const hw::HardwareProfile& profile) {
   OpAnalysis a;
   a.op = op;
@@ -249,6 +285,7 @@ OpAnalysis analyzeOp(const GraphOp& op, const hw::HardwareProfile& profile) {
   }
   try {
     analyze(op, profile, a);
+    if (a.plan) a.compiled = compilePlanStages(*a.plan, profile);
   } catch (const CompileError& e) {
     a.status = OpStatus::Invalid;
     a.error = e.message();
