@@ -9,6 +9,19 @@
 
 namespace tmetal::codegen {
 
+const char* simdOpName(SimdOp op) {
+  switch (op) {
+    case SimdOp::Sum: return "sum";
+    case SimdOp::Product: return "product";
+    case SimdOp::Max: return "max";
+    case SimdOp::Min: return "min";
+    case SimdOp::And: return "and";
+    case SimdOp::Or: return "or";
+    case SimdOp::Xor: return "xor";
+  }
+  return "?";
+}
+
 using ir::ScalarKind;
 
 std::string CEmitter::builtinName(Builtin b) const {

@@ -18,6 +18,8 @@ enum class AddressSpace { Device, Threadgroup, Constant, Thread };
 
 // Combining operations the SIMD hardware may provide.
 enum class SimdOp { Sum, Product, Max, Min, And, Or, Xor };
+// "sum", "product", ...: the suffix of MSL's simd_<op> functions.
+const char* simdOpName(SimdOp op);
 
 // Elementwise math with a target-specific spelling.
 enum class MathFn { Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Tanh, Erf, Floor, Ceil, AbsF, Fma, Div };

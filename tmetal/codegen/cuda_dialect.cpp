@@ -1,5 +1,7 @@
 #include "tmetal/codegen/cuda_dialect.h"
 
+#include "tmetal/codegen/msl_dialect.h"
+
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
@@ -11,19 +13,6 @@ namespace {
 // Every lane of the warp takes part: the lowering only calls SIMD-group
 // functions in uniform control flow, as Metal requires too.
 constexpr const char* kFullWarp = "0xffffffffu";
-
-const char* simdOpName(SimdOp op) {
-  switch (op) {
-    case SimdOp::Sum: return "sum";
-    case SimdOp::Product: return "product";
-    case SimdOp::Max: return "max";
-    case SimdOp::Min: return "min";
-    case SimdOp::And: return "and";
-    case SimdOp::Or: return "or";
-    case SimdOp::Xor: return "xor";
-  }
-  return "?";
-}
 
 const char* axisName(int axis) { return axis == 0 ? "x" : axis == 1 ? "y" : "z"; }
 
@@ -361,31 +350,13 @@ std::string CudaDialect::vectorElement(const std::string& vec, int k) const {
   throw CompileError("internal error: CUDA vectors have at most four components");
 }
 
-bool CudaDialect::hasSimdReduce(SimdOp op, ScalarKind k) const {
-  // The same set as Metal's simd_* functions, so that both targets lower a
-  // reduction the same way; filePrologue() defines each of them.
-  switch (op) {
-    case SimdOp::Sum:
-    case SimdOp::Product:
-    case SimdOp::Max:
-    case SimdOp::Min:
-      return k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::I32;
-    case SimdOp::And:
-    case SimdOp::Or:
-    case SimdOp::Xor:
-      return k == ScalarKind::I32;
-  }
-  return false;
-}
+bool CudaDialect::hasSimdReduce(SimdOp op, ScalarKind k) const { return metalHasSimdReduce(op, k); }
 
 std::string CudaDialect::simdReduce(SimdOp op, const std::string& x) const {
   return std::string("tmetal_simd_") + simdOpName(op) + "(" + x + ")";
 }
 
-bool CudaDialect::hasSimdPrefix(SimdOp op, ScalarKind k) const {
-  return (op == SimdOp::Sum || op == SimdOp::Product) &&
-         (k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::I32);
-}
+bool CudaDialect::hasSimdPrefix(SimdOp op, ScalarKind k) const { return metalHasSimdPrefix(op, k); }
 
 std::string CudaDialect::simdPrefix(SimdOp op, const std::string& x, bool inclusive) const {
   return std::string("tmetal_simd_prefix_") + (inclusive ? "inclusive_" : "exclusive_") + simdOpName(op) + "(" + x +

@@ -17,21 +17,6 @@ namespace tmetal::codegen {
 using layout::LayoutPtr;
 using layout::TensorMap;
 
-namespace {
-const char* simdOpName(SimdOp op) {
-  switch (op) {
-    case SimdOp::Sum: return "sum";
-    case SimdOp::Product: return "product";
-    case SimdOp::Max: return "max";
-    case SimdOp::Min: return "min";
-    case SimdOp::And: return "and";
-    case SimdOp::Or: return "or";
-    case SimdOp::Xor: return "xor";
-  }
-  return "?";
-}
-}  // namespace
-
 void KernelLowering::lowerReduce(const ir::Operation& op) {
   size_t numOperands = op.numOperands();
   int axis = static_cast<int>(op.intAttr("axis"));

@@ -166,22 +166,7 @@ std::string MslDialect::vectorElement(const std::string& vec, int k) const {
   return vec + "[" + std::to_string(k) + "]";
 }
 
-namespace {
-const char* simdOpName(SimdOp op) {
-  switch (op) {
-    case SimdOp::Sum: return "sum";
-    case SimdOp::Product: return "product";
-    case SimdOp::Max: return "max";
-    case SimdOp::Min: return "min";
-    case SimdOp::And: return "and";
-    case SimdOp::Or: return "or";
-    case SimdOp::Xor: return "xor";
-  }
-  return "?";
-}
-}  // namespace
-
-bool MslDialect::hasSimdReduce(SimdOp op, ScalarKind k) const {
+bool metalHasSimdReduce(SimdOp op, ScalarKind k) {
   switch (op) {
     case SimdOp::Sum:
     case SimdOp::Product:
@@ -196,14 +181,18 @@ bool MslDialect::hasSimdReduce(SimdOp op, ScalarKind k) const {
   return false;
 }
 
+bool MslDialect::hasSimdReduce(SimdOp op, ScalarKind k) const { return metalHasSimdReduce(op, k); }
+
 std::string MslDialect::simdReduce(SimdOp op, const std::string& x) const {
   return std::string("simd_") + simdOpName(op) + "(" + x + ")";
 }
 
-bool MslDialect::hasSimdPrefix(SimdOp op, ScalarKind k) const {
+bool metalHasSimdPrefix(SimdOp op, ScalarKind k) {
   return (op == SimdOp::Sum || op == SimdOp::Product) &&
          (k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::I32);
 }
+
+bool MslDialect::hasSimdPrefix(SimdOp op, ScalarKind k) const { return metalHasSimdPrefix(op, k); }
 
 std::string MslDialect::simdPrefix(SimdOp op, const std::string& x, bool inclusive) const {
   return std::string("simd_prefix_") + (inclusive ? "inclusive_" : "exclusive_") + simdOpName(op) + "(" + x + ")";

@@ -7,6 +7,12 @@
 
 namespace tmetal::codegen {
 
+// The SIMD-group reductions and prefix functions Metal provides for a type.
+// The CUDA dialect answers with these too, so that both targets make the
+// same lowering decisions (a butterfly where Metal has no simd_ function).
+bool metalHasSimdReduce(SimdOp op, ir::ScalarKind k);
+bool metalHasSimdPrefix(SimdOp op, ir::ScalarKind k);
+
 class MslDialect : public CEmitter {
  public:
   std::string targetName() const override { return "metal"; }
