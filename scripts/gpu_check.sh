@@ -2,9 +2,12 @@
 # The CUDA target on a real NVIDIA GPU, in one command: builds tmetal from
 # this tree with what the machine has, runs the CUDA unit tests (kernels
 # launched and timed on the GPU) and the kernel suite through
-# `tmetal run --device cuda` against the NumPy references, and writes the
-# results into $OUT (default /tmp/tmetal-gpu-check). Exits non-zero when
-# anything failed. docs/cuda.md, "Running on an NVIDIA GPU".
+# `tmetal run --device cuda` against the NumPy references, builds the Python
+# binding and runs the suite through the Triton plugin's CUDA validation mode
+# (tests/python/test_plugin_cuda.py, TRITON_METAL_DEVICE=cuda, on PyTorch
+# CUDA tensors), and writes the results into $OUT (default
+# /tmp/tmetal-gpu-check). Exits non-zero when anything failed. docs/cuda.md,
+# "Running on an NVIDIA GPU".
 #
 # The machine it is written for has no network: CUDA (driver, toolkit with
 # NVRTC), CMake, ninja, a C++ compiler and Python with NumPy, pytest and
@@ -13,7 +16,8 @@
 # on a development machine; carry that folder), unpacked into a private
 # prefix. Libraries the machine has itself are used when .gpu-deps/ is absent.
 #
-# Environment: OUT, CXX, PYTHON (default python3), TMETAL_SUITE_DEVICES
+# Environment: OUT, CXX, PYTHON (default python3; the binding is built for
+# it: nanobind, and PyTorch with CUDA for the plugin step), TMETAL_SUITE_DEVICES
 # (default interpreter,cuda), GPU_CHECK_JOBS (default: the cores),
 # GPU_CHECK_BUILD (the build folder, default build-gpu).
 set -uo pipefail
@@ -140,10 +144,26 @@ BUILD_START=$SECONDS
 {
   "$CMAKE" -S . -B "$BUILD" -G "$GENERATOR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$CXX" \
     ${PREFIX_PATH:+-DCMAKE_PREFIX_PATH="$PREFIX_PATH"} ${NINJA:+-DCMAKE_MAKE_PROGRAM="$NINJA"} \
-    -DTMETAL_BENCH=OFF -DTMETAL_PYTHON=OFF -DTMETAL_TESTS=ON &&
+    -DTMETAL_BENCH=OFF -DTMETAL_TESTS=ON -DTMETAL_PYTHON=ON -DPython_EXECUTABLE="$(command -v "$PYTHON")" &&
     "$CMAKE" --build "$BUILD" -j "$JOBS" --target tmetal test_runtime_cuda test_codegen_cuda_nvrtc test_codegen_cuda_dialect
 } >"$OUT/build.log" 2>&1 || fail "build (see build.log; last lines: $(tail -5 "$OUT/build.log" | tr '\n' ' '))"
 say "build: $((SECONDS - BUILD_START)) s"
+
+# The Python binding (triton_metal._core, into python/triton_metal/) for the
+# plugin step: needs nanobind and the Python headers of $PYTHON. When it
+# cannot be built, the plugin step is skipped and says why; the rest goes on.
+BINDING=""
+BINDING_START=$SECONDS
+if grep -q "Python binding not built" "$OUT/build.log"; then
+  BINDING="$(grep -m1 "Python binding not built" "$OUT/build.log" | sed 's/^-- //')"
+elif ! "$CMAKE" --build "$BUILD" -j "$JOBS" --target _core >"$OUT/binding_build.log" 2>&1; then
+  BINDING="build failed (binding_build.log: $(tail -3 "$OUT/binding_build.log" | tr '\n' ' '))"
+fi
+if [ -z "$BINDING" ]; then
+  say "binding: triton_metal._core built for $("$PYTHON" --version 2>&1) [$((SECONDS - BINDING_START)) s]"
+else
+  say "binding: NOT built, the plugin step is skipped: ${BINDING:-?}"
+fi
 
 # ---- 6. CUDA unit tests: NVRTC, dialect, runtime on the GPU ------------------------
 failures=0
@@ -176,6 +196,27 @@ if [ $suite_rc -ne 0 ]; then
   grep -E "^FAILED" "$OUT/suite.log" | head -40 | tee -a "$SUMMARY"
 fi
 
+# ---- 8. the suite through the Triton plugin's CUDA validation mode ---------------------
+if [ -z "$BINDING" ]; then
+  PLUGIN_START=$SECONDS
+  TRITON_METAL_DEVICE=cuda PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 \
+    "$PYTHON" -m pytest -q -p no:cacheprovider tests/python/test_plugin_cuda.py -rs "${XDIST[@]}" \
+    --junitxml="$OUT/plugin_cuda_junit.xml" >"$OUT/plugin_cuda.log" 2>&1
+  plugin_rc=$?
+  if [ $plugin_rc -ne 0 ]; then
+    failures=$((failures + 1))
+  elif ! tail -1 "$OUT/plugin_cuda.log" | grep -q "passed"; then
+    say "plugin (TRITON_METAL_DEVICE=cuda): nothing ran: $(grep -m1 "^SKIPPED" "$OUT/plugin_cuda.log")"
+    failures=$((failures + 1))
+  fi
+  say "plugin (TRITON_METAL_DEVICE=cuda, tests/python/test_plugin_cuda.py): $(tail -1 "$OUT/plugin_cuda.log") [$((SECONDS - PLUGIN_START)) s]"
+  if [ $plugin_rc -ne 0 ]; then
+    grep -E "^(FAILED|ERROR)" "$OUT/plugin_cuda.log" | head -40 | tee -a "$SUMMARY"
+  fi
+else
+  say "plugin (TRITON_METAL_DEVICE=cuda): skipped: the binding was not built"
+fi
+
 say "total $((SECONDS - START)) s; results in $OUT"
 [ $failures -eq 0 ] || { say "FAILED: $failures step(s)"; exit 1; }
-say "all passed"
+if [ -n "$BINDING" ]; then say "all passed, but the plugin step did not run (the binding was not built)"; else say "all passed"; fi

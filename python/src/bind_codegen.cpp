@@ -3,7 +3,9 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "python/src/binding.h"
 
@@ -30,6 +32,7 @@ struct CompileRequest {
   std::string layout;
   std::string hardware;
   bool fastMath = false;
+  std::string target = "metal";
 };
 
 std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
@@ -47,8 +50,11 @@ std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
   ir::verify(*module);
 #endif
 #ifdef TMETAL_BINDING_HAS_CODEGEN
+  const std::vector<std::string>& targets = codegen::knownTargets();
+  if (std::find(targets.begin(), targets.end(), request.target) == targets.end())
+    throw CompileError("unknown target '" + request.target + "' (metal, or cuda: the CUDA validation mode)");
   codegen::CompileOptions options;
-  options.target = "metal";
+  options.target = request.target;
   options.policy = *layout::parseMemoryLayout(request.layout);
   options.numWarps = request.numWarps;
   options.hardware = hw::selectHardware(request.hardware).profile;
@@ -66,15 +72,17 @@ void bindCodegen(nb::module_& m) {
   m.def(
       "compile_ttir",
       [](std::string text, std::string filename, int numWarps, std::string layout, std::string hardware,
-         bool fastMath) {
-        CompileRequest request{std::move(text), std::move(filename), numWarps, std::move(layout), std::move(hardware),
-                               fastMath};
+         bool fastMath, std::string target) {
+        CompileRequest request{std::move(text),     std::move(filename), numWarps, std::move(layout),
+                               std::move(hardware), fastMath,            std::move(target)};
         nb::gil_scoped_release release;
         return compileTtir(request);
       },
       nb::arg("text"), nb::arg("filename") = "<ttir>", nb::kw_only(), nb::arg("num_warps") = 4,
       nb::arg("layout") = "COALESCED", nb::arg("hardware") = "", nb::arg("fast_math") = false,
-      "Compiles TTIR text (as Triton 3.6 prints it) to Metal Shading Language. Returns (msl_source, "
+      nb::arg("target") = "metal",
+      "Compiles TTIR text (as Triton 3.6 prints it) to Metal Shading Language, or with target='cuda' to the CUDA "
+      "dialect's CUDA C++ (same passes, layouts and lowering; docs/cuda.md). Returns (source, "
       "metadata_json); the metadata follows tmetal/codegen/kernel_abi.h. `layout` is a MemoryLayout policy name, "
       "`hardware` a hardware profile id ('' selects as `tmetal hardware` does). Raises triton_metal.CompileError "
       "naming the user's file:line.");

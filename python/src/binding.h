@@ -19,6 +19,7 @@ void bindFrontend(nb::module_& m);
 void bindHardware(nb::module_& m);
 void bindCodegen(nb::module_& m);
 void bindEmulator(nb::module_& m);
+void bindCuda(nb::module_& m);
 
 // Raises the Python exception `className` of triton_metal.errors with keyword
 // arguments file/line/col/reason. Call with the GIL held; it never returns

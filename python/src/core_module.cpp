@@ -26,6 +26,11 @@ constexpr bool kHasEmulator = true;
 #else
 constexpr bool kHasEmulator = false;
 #endif
+#ifdef TMETAL_BINDING_HAS_CUDA
+constexpr bool kHasCuda = true;
+#else
+constexpr bool kHasCuda = false;
+#endif
 #ifdef TMETAL_BINDING_HAS_HW
 constexpr bool kHasHardware = true;
 #else
@@ -46,6 +51,16 @@ void bindEmulator(nb::module_& m) {
 }  // namespace tmetal::python
 #endif
 
+#ifndef TMETAL_BINDING_HAS_CUDA
+namespace tmetal::python {
+void bindCuda(nb::module_& m) {
+  m.def(
+      "cuda_compile", [](nb::args, nb::kwargs) { raiseUnavailable("the CUDA runtime (tmetal/runtime/cuda)"); },
+      "Unavailable in this build: the CUDA runtime is not part of it.");
+}
+}  // namespace tmetal::python
+#endif
+
 NB_MODULE(_core, m) {
   m.doc() = "tmetal's C++ core for the Triton plugin: TTIR -> MSL, hardware profiles, the CPU emulator";
   m.attr("__version__") = TMETAL_VERSION;
@@ -57,13 +72,16 @@ NB_MODULE(_core, m) {
         d["codegen"] = kHasCodegen;
         d["emulator"] = kHasEmulator;
         d["hardware"] = kHasHardware;
+        d["cuda"] = kHasCuda;
         return d;
       },
       "Which pipeline stages this build of the binding contains: {'frontend', 'codegen', 'emulator', "
-      "'hardware'} -> bool.");
+      "'hardware', 'cuda'} -> bool ('cuda': the CUDA runtime is built in; whether a GPU and NVRTC exist is "
+      "decided at run time).");
   tmetal::python::bindErrors(m);
   tmetal::python::bindFrontend(m);
   tmetal::python::bindHardware(m);
   tmetal::python::bindCodegen(m);
   tmetal::python::bindEmulator(m);
+  tmetal::python::bindCuda(m);
 }

@@ -3,7 +3,9 @@
 Installed (`pip install .`), it is a Triton backend plugin (entry point group
 `triton.backends`, name `metal`): Triton imports `triton_metal.compiler` and
 `triton_metal.driver` by itself. Kernels run on Apple GPUs through PyTorch MPS
-(macOS), or anywhere on tmetal's CPU emulator:
+(macOS), or anywhere on tmetal's CPU emulator; TRITON_METAL_DEVICE=cuda is a
+validation/measurement mode that runs the same pipeline's CUDA output on
+NVIDIA GPUs (CudaValidationDriver):
 
     TRITON_METAL_DEVICE=emulator python my_script.py
 
@@ -27,7 +29,8 @@ from .host_tensor import HostTensor, tensor
 
 __all__ = [
     "CompileError", "EmulatorError", "LaunchError", "TmetalError", "UnavailableError", "HostTensor", "tensor",
-    "EmulatorDriver", "MetalDriver", "TmetalDriver", "MetalBackend", "MetalOptions", "core", "capabilities",
+    "EmulatorDriver", "MetalDriver", "TmetalDriver", "CudaValidationDriver", "MetalBackend", "MetalOptions", "core",
+    "capabilities", "activate", "register_backend",
 ]
 
 
@@ -40,6 +43,12 @@ def __getattr__(name):
     if name == "MetalDriver":
         from .metal_driver import MetalDriver
         return MetalDriver
+    if name == "CudaValidationDriver":
+        from .cuda_driver import CudaValidationDriver
+        return CudaValidationDriver
+    if name in ("activate", "register_backend"):
+        from . import activation
+        return getattr(activation, name)
     if name == "TmetalDriver":
         from .driver import TmetalDriver
         return TmetalDriver

@@ -27,7 +27,7 @@ def capabilities() -> dict:
     try:
         return dict(core().capabilities())
     except UnavailableError:
-        return {"frontend": False, "codegen": False, "emulator": False, "hardware": False}
+        return {"frontend": False, "codegen": False, "emulator": False, "hardware": False, "cuda": False}
 
 
 @functools.lru_cache(maxsize=None)

@@ -8,7 +8,11 @@ Targets. `arch` names the hardware profile the kernels are planned for (a
 tmetal hardware profile id such as "m3-max" or "apple-generic"). Kernels that
 the CPU emulator runs use `arch = "emulator:<profile id>"`: their binary is
 the MSL source itself, while kernels for Metal end in a .metallib when Apple's
-`xcrun metal` is installed.
+`xcrun metal` is installed. Kernels of the CUDA validation mode
+(CudaValidationDriver, cuda_driver.py) use `arch = "cuda:<profile id>"`: the
+same TTIR passes, layouts and lowering, but the final stage emits tmetal's
+CUDA dialect (CUDA C++, run on NVIDIA GPUs to validate and measure the Metal
+pipeline; not a product target).
 
 Stages:
   ttir      Triton's own TTIR passes (inlining, block/tensor-descriptor
@@ -19,6 +23,9 @@ Stages:
             user's Python line
   metallib  `xcrun metal` + `xcrun metallib` (Metal targets on machines that
             have them; unverified here: no machine of this project has them)
+  cuda      instead of msl for "cuda:" targets: the same compile_ttir call with
+            target="cuda"; the binary is the CUDA source, which the driver
+            compiles with NVRTC
 
 Options (`kernel[grid](..., num_warps=8, layout="TILED")`, `triton.Config`):
 see `MetalOptions`.
@@ -45,6 +52,7 @@ from .ttir_locations import TtirLocations
 
 BACKEND_NAME = "metal"
 EMULATOR_ARCH_PREFIX = "emulator:"
+CUDA_ARCH_PREFIX = "cuda:"
 SIMD_WIDTH = 32
 # Apple GPUs: at most 1024 threads per threadgroup (Metal feature-set tables).
 MAX_THREADS_PER_THREADGROUP = 1024
@@ -58,10 +66,13 @@ ENV_FAST_MATH = "TRITON_METAL_FAST_MATH"
 ENV_METALLIB = "TRITON_METAL_METALLIB"
 
 
-def make_target(profile_id: str, emulator: bool) -> GPUTarget:
+def make_target(profile_id: str, emulator: bool, cuda: bool = False) -> GPUTarget:
     """The Triton target for kernels planned for `profile_id`, run on the
-    emulator or on Metal."""
-    return GPUTarget(BACKEND_NAME, (EMULATOR_ARCH_PREFIX if emulator else "") + profile_id, SIMD_WIDTH)
+    emulator, on Metal, or (cuda=True) as CUDA in the validation mode."""
+    if emulator and cuda:
+        raise ValueError("a target runs on the emulator or through CUDA, not both")
+    prefix = EMULATOR_ARCH_PREFIX if emulator else CUDA_ARCH_PREFIX if cuda else ""
+    return GPUTarget(BACKEND_NAME, prefix + profile_id, SIMD_WIDTH)
 
 
 def parse_arch(arch: str) -> Tuple[str, bool]:
@@ -69,7 +80,14 @@ def parse_arch(arch: str) -> Tuple[str, bool]:
     arch = str(arch)
     if arch.startswith(EMULATOR_ARCH_PREFIX):
         return arch[len(EMULATOR_ARCH_PREFIX):], True
+    if arch.startswith(CUDA_ARCH_PREFIX):
+        return arch[len(CUDA_ARCH_PREFIX):], False
     return arch, False
+
+
+def is_cuda_arch(arch: str) -> bool:
+    """Whether a target's arch is the CUDA validation mode's ("cuda:<profile>")."""
+    return str(arch).startswith(CUDA_ARCH_PREFIX)
 
 
 def canonical_layout(name) -> str:
@@ -171,6 +189,11 @@ class MetalOptions:
     def emulator(self) -> bool:
         return parse_arch(self.arch)[1]
 
+    @property
+    def cuda(self) -> bool:
+        """The CUDA validation mode: the final stage emits CUDA, not MSL."""
+        return is_cuda_arch(self.arch)
+
 
 def _min_dot_size(lhs_type, rhs_type):
     # tmetal lowers tt.dot for any shape Triton allows; the code generator
@@ -188,12 +211,15 @@ class MetalBackend(BaseBackend):
     def __init__(self, target: GPUTarget) -> None:
         super().__init__(target)
         self.profile_id, self.runs_on_emulator = parse_arch(target.arch)
+        self.runs_on_cuda = is_cuda_arch(target.arch)
         # The binary Triton hands to the driver: MSL for the emulator (it
-        # compiles MSL as C++) and wherever Apple's compiler is missing.
-        self.binary_ext = "metallib" if self._wants_metallib() else "msl"
+        # compiles MSL as C++) and wherever Apple's compiler is missing; CUDA
+        # source in the CUDA validation mode (the driver runs NVRTC).
+        self.binary_ext = "cuda" if self.runs_on_cuda else "metallib" if self._wants_metallib() else "msl"
 
     def _wants_metallib(self) -> bool:
-        return (not self.runs_on_emulator and _env_flag(ENV_METALLIB, True) and metal_toolchain() is not None)
+        return (not self.runs_on_emulator and not self.runs_on_cuda and _env_flag(ENV_METALLIB, True)
+                and metal_toolchain() is not None)
 
     def get_target_name(self, options) -> str:
         return f"{BACKEND_NAME}:{options.arch}"
@@ -236,6 +262,10 @@ class MetalBackend(BaseBackend):
             raise errors.CompileError("Gluon kernels are written for NVIDIA/AMD layouts and cannot be compiled for "
                                       "Metal; use @triton.jit kernels")
         stages["ttir"] = lambda src, metadata: self.make_ttir(src, metadata, options)
+        if options.cuda:
+            # The validation mode: everything up to here is the Metal pipeline's.
+            stages["cuda"] = lambda src, metadata: self.make_cuda(src, metadata, options)
+            return
         stages["msl"] = lambda src, metadata: self.make_msl(src, metadata, options)
         if options.metallib:
             stages["metallib"] = lambda src, metadata: self.make_metallib(src, metadata, options)
@@ -263,19 +293,36 @@ class MetalBackend(BaseBackend):
 
     @staticmethod
     def make_msl(mod, metadata, options):
+        return MetalBackend._emit(mod, metadata, options, "metal")
+
+    @staticmethod
+    def make_cuda(mod, metadata, options):
+        """The CUDA validation mode's final stage: tmetal's CUDA dialect from
+        the same TTIR, layouts and lowering as make_msl."""
+        return MetalBackend._emit(mod, metadata, options, "cuda")
+
+    @staticmethod
+    def _emit(mod, metadata, options, target: str):
         text = str(mod)  # with loc(...) information: errors name the user's lines
         kernel = mod.get_entry_func_name()
         ttir_name = f"{kernel}.ttir"
+        extra = {} if target == "metal" else {"target": target}  # a core without target= still emits MSL
         try:
-            msl, abi_json = core().compile_ttir(text, ttir_name, num_warps=options.num_warps, layout=options.layout,
-                                                hardware=options.hardware, fast_math=options.fast_math)
+            source, abi_json = core().compile_ttir(text, ttir_name, num_warps=options.num_warps,
+                                                   layout=options.layout, hardware=options.hardware,
+                                                   fast_math=options.fast_math, **extra)
         except errors.TmetalError as error:
             raise errors.with_kernel(locate_in_user_source(error, text, ttir_name), kernel) from None
+        except TypeError as error:
+            if extra:
+                raise errors.UnavailableError("this build of triton_metal._core cannot emit CUDA (compile_ttir has "
+                                              f"no target=): rebuild it ({error})") from None
+            raise
         abi = json.loads(abi_json)
         metadata["name"] = abi["kernel"]
         metadata["shared"] = int(abi.get("threadgroup_memory_bytes", 0))
         metadata["tmetal_abi"] = abi
-        return msl
+        return source
 
     @staticmethod
     def make_metallib(msl, metadata, options):

@@ -4,6 +4,11 @@
                                 use when Metal is not available here
   TRITON_METAL_DEVICE=emulator  the CPU emulator (NumPy arrays through
                                 triton_metal.tensor, PyTorch CPU tensors)
+  TRITON_METAL_DEVICE=cuda      the CUDA validation mode (CudaValidationDriver):
+                                the Metal pipeline with a CUDA final stage, on
+                                PyTorch CUDA tensors of an NVIDIA GPU. For
+                                validating and measuring tmetal's layouts and
+                                lowering, not a product target
   unset / auto                  Metal when available, otherwise tmetal's driver
                                 is not active: Triton then uses another
                                 backend's driver, or none. The emulator can
@@ -22,11 +27,12 @@ from .errors import UnavailableError
 ENV_DEVICE = "TRITON_METAL_DEVICE"
 METAL = "metal"
 EMULATOR = "emulator"
-_CHOICES = ("auto", METAL, EMULATOR)
+CUDA = "cuda"
+_CHOICES = ("auto", METAL, EMULATOR, CUDA)
 
 
 def requested_device() -> str:
-    """The device named by TRITON_METAL_DEVICE: "auto", "metal" or "emulator"."""
+    """The device named by TRITON_METAL_DEVICE: "auto", "metal", "emulator" or "cuda"."""
     value = os.environ.get(ENV_DEVICE, "").strip().lower() or "auto"
     if value not in _CHOICES:
         raise UnavailableError(f"{ENV_DEVICE}={os.environ[ENV_DEVICE]!r} is not one of {', '.join(_CHOICES)}")
@@ -48,6 +54,24 @@ def metal_status() -> Tuple[bool, str]:
     if not hasattr(torch.mps, "compile_shader"):
         return False, f"PyTorch {torch.__version__} has no torch.mps.compile_shader (public from PyTorch 2.7 on)"
     return True, f"PyTorch {torch.__version__} with MPS and torch.mps.compile_shader"
+
+
+def cuda_status() -> Tuple[bool, str]:
+    """(whether the CUDA validation mode can run kernels here, why not / what
+    was found): PyTorch with CUDA, and a core built with the CUDA runtime.
+    NVRTC and the driver are loaded when the first kernel is compiled."""
+    try:
+        import torch
+    except ImportError:
+        return False, "PyTorch is not installed (the CUDA validation mode runs kernels on torch CUDA tensors)"
+    if getattr(torch.version, "hip", None):
+        return False, f"PyTorch {torch.__version__} is a ROCm build; the CUDA validation mode needs NVIDIA CUDA"
+    if not torch.cuda.is_available():
+        return False, f"PyTorch {torch.__version__} reports that CUDA is not available"
+    from ._native import capabilities
+    if not capabilities().get("cuda"):
+        return False, "this build of triton_metal._core has no CUDA runtime (tmetal/runtime/cuda)"
+    return True, f"PyTorch {torch.__version__} with CUDA ({torch.cuda.get_device_name(0)})"
 
 
 def selected_device() -> Optional[str]:

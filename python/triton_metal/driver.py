@@ -10,6 +10,10 @@ selected device (device_selection.py):
   EmulatorDriver  (emulator_driver.py)  tmetal's CPU emulator; NumPy arrays
                                         (triton_metal.tensor) and PyTorch CPU
                                         tensors
+  CudaValidationDriver (cuda_driver.py) the same pipeline with a CUDA final
+                                        stage, on PyTorch CUDA tensors of an
+                                        NVIDIA GPU: a validation/measurement
+                                        mode (TRITON_METAL_DEVICE=cuda)
 
 Either can also be made active explicitly:
     triton.runtime.driver.set_active(triton_metal.EmulatorDriver())
@@ -40,7 +44,7 @@ class TmetalDriver(DriverBase):
     """The driver Triton discovers. `TmetalDriver()` returns a MetalDriver or
     an EmulatorDriver, as TRITON_METAL_DEVICE and the machine decide."""
 
-    device_kind = ""  # "metal" or "emulator", set by the subclasses
+    device_kind = ""  # "metal", "emulator" or "cuda", set by the subclasses
 
     def __new__(cls, *args, **kwargs):
         if cls is TmetalDriver:
@@ -64,7 +68,8 @@ class TmetalDriver(DriverBase):
 
     # What Triton's JIT and compiler ask every driver.
     def get_current_target(self):
-        return make_target(self.profile_id, emulator=self.device_kind == device_selection.EMULATOR)
+        return make_target(self.profile_id, emulator=self.device_kind == device_selection.EMULATOR,
+                           cuda=self.device_kind == device_selection.CUDA)
 
     def get_current_device(self):
         return 0
@@ -97,6 +102,9 @@ def _driver_class(device: str):
     if device == device_selection.EMULATOR:
         from .emulator_driver import EmulatorDriver
         return EmulatorDriver
+    if device == device_selection.CUDA:
+        from .cuda_driver import CudaValidationDriver
+        return CudaValidationDriver
     from .metal_driver import MetalDriver
     return MetalDriver
 

@@ -169,6 +169,34 @@ TEST(CudaRuntime, DeviceBuffersStayOnTheDeviceAndTimingGivesEveryLaunch) {
   EXPECT_EQ(hostOut[n / 2], 3.5f);
 }
 
+TEST(CudaRuntime, LaunchOnStreamRunsOnDevicePointersTheCallerOwns) {
+  TMETAL_REQUIRE_GPU();
+  codegen::CompiledKernel k = compileCase("vector_add_f32");
+  cuda::CudaKernel kernel = cuda::compile(k.source, k.metadata);
+  const int n = 4096;
+  std::vector<float> x(n, 1.25f), y(n, 2.0f), out(n, 0.0f);
+  cuda::DeviceBuffer dx = cuda::DeviceBuffer::upload(x.data(), n * 4);
+  cuda::DeviceBuffer dy = cuda::DeviceBuffer::upload(y.data(), n * 4);
+  cuda::DeviceBuffer dout(n * 4);
+  int block = 0;
+  for (const auto& a : cudatest::manifest()["vector_add_f32"]["args"])
+    if (a["kind"] == "constexpr") block = a["value"].get<int>();
+  std::array<uint32_t, 3> grid{static_cast<uint32_t>((n + block - 1) / block), 1, 1};
+  // Raw pointers, as the Python binding passes PyTorch's data_ptr(); stream 0.
+  cuda::launchOnStream(kernel,
+                       {LaunchArg::devicePointer(dx.pointer()), LaunchArg::devicePointer(dy.pointer()),
+                        LaunchArg::devicePointer(dout.pointer(), n * 4), LaunchArg::scalar<int32_t>(n)},
+                       grid, 0);
+  dout.copyToHost(out.data(), n * 4);
+  EXPECT_EQ(out[0], 3.25f);
+  EXPECT_EQ(out[n - 1], 3.25f);
+  EXPECT_THROW(cuda::launchOnStream(kernel,
+                                    {LaunchArg::hostBuffer(x.data(), n * 4), LaunchArg::devicePointer(dy.pointer()),
+                                     LaunchArg::devicePointer(dout.pointer()), LaunchArg::scalar<int32_t>(n)},
+                                    grid, 0),
+               cuda::CudaError);
+}
+
 TEST(CudaRuntime, ArgumentsMustFitTheMetadata) {
   TMETAL_REQUIRE_GPU();
   codegen::CompiledKernel k = compileCase("vector_add_f32");

@@ -160,9 +160,9 @@ class PreparedArguments {
   std::vector<void*> params_;
 };
 
-void launchOnce(const CudaKernel& kernel, std::array<uint32_t, 3> grid, void** params) {
+void launchOnce(const CudaKernel& kernel, std::array<uint32_t, 3> grid, void** params, CUstream stream = nullptr) {
   check(api().launchKernel(LaunchAccess::function(kernel), grid[0], grid[1], grid[2],
-                           static_cast<unsigned>(kernel.metadata().threadsPerThreadgroup), 1, 1, 0, nullptr, params,
+                           static_cast<unsigned>(kernel.metadata().threadsPerThreadgroup), 1, 1, 0, stream, params,
                            nullptr),
         "launching kernel '" + kernel.metadata().kernelName + "'");
 }
@@ -223,6 +223,15 @@ LaunchArg LaunchArg::deviceBuffer(const DeviceBuffer& buffer) {
   a.kind_ = Kind::DeviceBuffer;
   a.device_ = buffer.pointer();
   a.bytes_ = buffer.bytes();
+  return a;
+}
+
+LaunchArg LaunchArg::devicePointer(unsigned long long pointer, size_t bytes, std::string name) {
+  LaunchArg a;
+  a.kind_ = Kind::DeviceBuffer;
+  a.device_ = pointer;
+  a.bytes_ = bytes;
+  a.name_ = std::move(name);
   return a;
 }
 
@@ -335,6 +344,20 @@ void launch(const CudaKernel& kernel, const std::vector<LaunchArg>& args, std::a
   launchOnce(kernel, grid, prepared.params());
   synchronize(kernel);
   prepared.copyBack();
+}
+
+void launchOnStream(const CudaKernel& kernel, const std::vector<LaunchArg>& args, std::array<uint32_t, 3> grid,
+                    unsigned long long stream) {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind() == LaunchArg::Kind::HostBuffer)
+      throw CudaError("launchOnStream: argument " + std::to_string(i) + " of kernel '" +
+                      kernel.metadata().kernelName + "' is host memory; pass device memory");
+  bindContext(kernel.options().device);
+  PreparedArguments prepared(kernel, args);
+  if (static_cast<uint64_t>(grid[0]) * grid[1] * grid[2] == 0) return;
+  checkGrid(kernel, grid);
+  launchOnce(kernel, grid, prepared.params(), reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream)));
+  synchronize(kernel);
 }
 
 std::vector<double> timeLaunches(const CudaKernel& kernel, const std::vector<LaunchArg>& args,

@@ -67,6 +67,10 @@ class LaunchArg {
   static LaunchArg hostBuffer(void* data, size_t bytes, std::string name = "");
   // Device memory that stays where it is (see DeviceBuffer).
   static LaunchArg deviceBuffer(const DeviceBuffer& buffer);
+  // Device memory someone else allocated (a PyTorch CUDA tensor's data_ptr(),
+  // in the current context's address space), passed as it is. `bytes` is
+  // informational (0 when unknown): nothing is copied or checked against it.
+  static LaunchArg devicePointer(unsigned long long pointer, size_t bytes = 0, std::string name = "");
   static LaunchArg scalarBytes(const void* bytes, size_t size);
   template <class T>
   static LaunchArg scalar(const T& value) {
@@ -155,6 +159,14 @@ CudaKernel compile(const std::string& source, const codegen::KernelMetadata& met
 // fails on the GPU (an illegal address, say: the GPU's context is then
 // unusable for the rest of the process, as CUDA makes it).
 void launch(const CudaKernel& kernel, const std::vector<LaunchArg>& args, std::array<uint32_t, 3> grid);
+
+// As launch(), on device memory the caller owns (LaunchArg::devicePointer,
+// deviceBuffer) and scalars, enqueued on `stream` (a CUstream handle; 0 is
+// the legacy default stream), e.g. PyTorch's current stream. Host buffers are
+// refused. Synchronous: waits for the context (cuCtxSynchronize) before it
+// returns, so kernel faults surface here. Throws as launch() does.
+void launchOnStream(const CudaKernel& kernel, const std::vector<LaunchArg>& args, std::array<uint32_t, 3> grid,
+                    unsigned long long stream);
 
 struct TimingOptions {
   int warmup = 3;       // untimed launches first (clocks, caches, instruction cache)

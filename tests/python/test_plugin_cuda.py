@@ -1,0 +1,127 @@
+"""Every kernel of the kernel suite (tests/kernels), launched unchanged with
+`kernel[grid](...)` on PyTorch CUDA tensors through the plugin's CUDA
+validation mode (CudaValidationDriver: the Metal pipeline with a CUDA final
+stage), against the suite's NumPy references. Needs an NVIDIA GPU and PyTorch
+with CUDA; scripts/gpu_check.sh runs it with TRITON_METAL_DEVICE=cuda.
+Elsewhere the whole file is skipped at collection time (the GPU-less checks
+of the same mode are in test_plugin_cuda_validation.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the CUDA validation mode runs kernels on PyTorch CUDA tensors; "
+                                            "PyTorch is not installed")
+if not torch.cuda.is_available():
+    pytest.skip(f"the CUDA validation mode needs an NVIDIA GPU: PyTorch {torch.__version__} reports that CUDA is not "
+                "available", allow_module_level=True)
+
+import suite  # noqa: E402
+import triton  # noqa: E402
+import triton_metal  # noqa: E402
+from triton_metal import errors  # noqa: E402
+
+if not triton_metal.capabilities().get("cuda"):
+    pytest.skip("triton_metal._core was built without the CUDA runtime", allow_module_level=True)
+
+CASES = suite.all_cases()
+# As test_plugin_suite.py: num_warps changes every layout decision; the
+# layout policies must all compute the same results.
+CONFIGS = {
+    "default": {},
+    "warps1": {"num_warps": 1},
+    "warps8": {"num_warps": 8},
+    "row_major": {"layout": "ROW_MAJOR"},
+}
+
+
+@pytest.fixture(scope="module")
+def cuda_driver():
+    """The CUDA validation driver as Triton's active driver. With
+    TRITON_METAL_DEVICE=cuda (as gpu_check.sh runs it) the driver is the one
+    the environment selects; Triton's own NVIDIA driver is active on this
+    machine too, so it is set explicitly (triton_metal.activate)."""
+    import os
+
+    from triton.runtime import driver
+    previous = driver._active
+    for case in CASES:  # Triton's JIT caches compiled kernels per device index, not per target
+        case.kernel.device_caches.clear()
+    if os.environ.get("TRITON_METAL_DEVICE", "").strip().lower() == "cuda":
+        active = triton_metal.activate()
+    else:
+        active = triton_metal.activate(triton_metal.CudaValidationDriver())
+    assert isinstance(active, triton_metal.CudaValidationDriver)
+    yield active
+    driver._active = previous
+
+
+def to_device(case, name, value):
+    if not isinstance(value, np.ndarray):
+        return value
+    if name in case.bf16_args:  # uint16 bit patterns -> bfloat16 with the same bits
+        return torch.from_numpy(value.view(np.int16).copy()).cuda().view(torch.bfloat16)
+    return torch.from_numpy(value.copy()).cuda()
+
+
+def to_host(case, name, tensor) -> np.ndarray:
+    if name in case.bf16_args:
+        return tensor.view(torch.int16).cpu().numpy().view(np.uint16)
+    return tensor.cpu().numpy()
+
+
+def run_case(case: suite.Case, launch_options: dict):
+    args = case.args()
+    expected = case.expected(args)
+    device_args = {name: to_device(case, name, value) for name, value in args.items()}
+    options = {"num_warps": case.num_warps, **launch_options}
+    compiled = case.kernel[case.grid](*device_args.values(), **case.constexprs, **options)
+    torch.cuda.synchronize()
+    problems = [problem for name in case.outputs
+                if (problem := suite.compare(case, name, to_host(case, name, device_args[name]), expected[name]))]
+    assert not problems, f"{case.name} with {options}:\n" + "\n".join(problems)
+    return compiled
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_suite_case_through_the_plugin_on_cuda(cuda_driver, case, config):
+    compiled = run_case(case, CONFIGS[config])
+    assert compiled.metadata.target.arch.startswith("cuda:")
+    assert b"__global__" in compiled.asm["cuda"]
+
+
+def test_a_launch_on_a_side_stream_is_ordered_with_it(cuda_driver):
+    case = suite.get_case("vector_add_f32")
+    args = case.args()
+    x, y, out = (torch.from_numpy(args[k].copy()).cuda() for k in ("x_ptr", "y_ptr", "out_ptr"))
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        y.mul_(2)  # enqueued on the side stream before the kernel
+        case.kernel[case.grid](x, y, out, args["n_elements"], **case.constexprs)
+        out.add_(1)
+    torch.cuda.synchronize()
+    n = args["n_elements"]
+    np.testing.assert_allclose(out.cpu().numpy()[:n], args["x_ptr"][:n] + 2 * args["y_ptr"][:n] + 1, rtol=1e-6)
+
+
+def test_host_tensors_are_refused(cuda_driver):
+    case = suite.get_case("vector_add_f32")
+    args = case.args()
+    cpu = [torch.from_numpy(v) if isinstance(v, np.ndarray) else v for v in args.values()]
+    with pytest.raises(errors.LaunchError, match="must be a tensor on a CUDA device"):
+        case.kernel[case.grid](*cpu, **case.constexprs)
+
+
+def test_do_bench_times_a_kernel(cuda_driver):
+    case = suite.get_case("vector_add_f32")
+    n = 1 << 22
+    x = torch.rand(n, device="cuda")
+    y = torch.rand(n, device="cuda")
+    out = torch.empty_like(x)
+    block = case.constexprs["BLOCK_SIZE"]
+    grid = (triton.cdiv(n, block), )
+    ms = triton.testing.do_bench(lambda: case.kernel[grid](x, y, out, n, BLOCK_SIZE=block), warmup=5, rep=20)
+    assert ms > 0
+    torch.testing.assert_close(out, x + y)
+    print(f"vector_add_f32 ({n} elements) through the CUDA validation mode: {ms:.4f} ms")
