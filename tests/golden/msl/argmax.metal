@@ -85,9 +85,17 @@ kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
     red0_partials[simd] = red0;
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
-  red = red_partials[0];
-  red0 = red0_partials[0];
-  for (int w = 1; w < 4; ++w) combine(red, red0, red_partials[w], red0_partials[w], red, red0);
+  red = red_partials[(lane % 4)];
+  red0 = red0_partials[(lane % 4)];
+  for (uint m = 1; m < 4; m *= 2) {
+    int red_other = simd_shuffle_xor(red, m);
+    int red0_other = simd_shuffle_xor(red0, m);
+    if ((lane & m) != 0) {
+      combine(red_other, red0_other, red, red0, red, red0);
+    } else {
+      combine(red, red0, red_other, red0_other, red, red0);
+    }
+  }
   if (tid == 0) *ptrs = red0;
   device int* ptrs0 = argmin_ptr + row;
   // 'tt.reduce' along axis 0 at tests/kernels/reductions.py:202:41: 1 register per thread
@@ -107,9 +115,17 @@ kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
     red2_partials[simd] = red2;
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
-  red1 = red1_partials[0];
-  red2 = red2_partials[0];
-  for (int w = 1; w < 4; ++w) combine0(red1, red2, red1_partials[w], red2_partials[w], red1, red2);
+  red1 = red1_partials[(lane % 4)];
+  red2 = red2_partials[(lane % 4)];
+  for (uint m = 1; m < 4; m *= 2) {
+    int red1_other = simd_shuffle_xor(red1, m);
+    int red2_other = simd_shuffle_xor(red2, m);
+    if ((lane & m) != 0) {
+      combine0(red1_other, red2_other, red1, red2, red1, red2);
+    } else {
+      combine0(red1, red2, red1_other, red2_other, red1, red2);
+    }
+  }
   if (tid == 0) *ptrs0 = red2;
   device int* ptrs1 = max_ptr + row;
   // 'tt.reduce' along axis 0 at tests/kernels/reductions.py:203:35: 1 register per thread
@@ -119,7 +135,10 @@ kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
     red3_partials[simd] = red3;
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
-  red3 = red3_partials[0];
-  for (int w = 1; w < 4; ++w) red3 = max(red3, red3_partials[w]);
+  red3 = red3_partials[(lane % 4)];
+  for (uint m = 1; m < 4; m *= 2) {
+    int red3_other = simd_shuffle_xor(red3, m);
+    red3 = max(red3, red3_other);
+  }
   if (tid == 0) *ptrs1 = red3;
 }

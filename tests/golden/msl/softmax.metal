@@ -42,8 +42,11 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
     shifted_partials[simd] = shifted;
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
-  shifted = shifted_partials[0];
-  for (int w = 1; w < 4; ++w) shifted = fmax(shifted, shifted_partials[w]);
+  shifted = shifted_partials[(lane % 4)];
+  for (uint m = 1; m < 4; m *= 2) {
+    float shifted_other = simd_shuffle_xor(shifted, m);
+    shifted = fmax(shifted, shifted_other);
+  }
   float shifted_7[4];
   for (int r = 0; r < 4; ++r) shifted_7[r] = x_5[r] - shifted;
   float numerator[4];
@@ -56,8 +59,11 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
     denominator_partials[simd] = denominator;
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
-  denominator = denominator_partials[0];
-  for (int w = 1; w < 4; ++w) denominator = denominator + denominator_partials[w];
+  denominator = denominator_partials[(lane % 4)];
+  for (uint m = 1; m < 4; m *= 2) {
+    float denominator_other = simd_shuffle_xor(denominator, m);
+    denominator = denominator + denominator_other;
+  }
   int t = row * out_row_stride;
   device float* ptrs = out_ptr + t;
   float t0[4];
