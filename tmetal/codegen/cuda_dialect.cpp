@@ -397,13 +397,9 @@ std::string CudaDialect::simdBroadcast(const std::string& x, ScalarKind k, const
   return shuffle("__shfl_sync", x, k, lane);
 }
 
-bool CudaDialect::hasAtomic(AtomicOp op, ScalarKind k) const {
-  // Metal's set (CUDA has more, e.g. 64-bit adds): a kernel the CUDA target
-  // accepts must be one the Metal target accepts, and lowered the same way.
-  if (k == ScalarKind::I32) return op != AtomicOp::FAdd;
-  if (k == ScalarKind::F32) return op == AtomicOp::FAdd || op == AtomicOp::Exch;
-  return false;
-}
+// Metal's set (CUDA has more, e.g. 64-bit adds): a kernel the CUDA target
+// accepts must be one the Metal target accepts, and lowered the same way.
+bool CudaDialect::hasAtomic(AtomicOp op, ScalarKind k) const { return metalHasAtomic(op, k); }
 
 std::string CudaDialect::atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ScalarKind k) const {
   // CUDA's atomic* functions are relaxed and device-scoped, as the

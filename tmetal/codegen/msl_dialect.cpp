@@ -224,11 +224,13 @@ std::string MslDialect::simdBroadcast(const std::string& x, ScalarKind k, const 
   return shuffle("simd_shuffle", x, k, lane);
 }
 
-bool MslDialect::hasAtomic(AtomicOp op, ScalarKind k) const {
+bool metalHasAtomic(AtomicOp op, ScalarKind k) {
   if (k == ScalarKind::I32) return op != AtomicOp::FAdd;
   if (k == ScalarKind::F32) return op == AtomicOp::FAdd || op == AtomicOp::Exch;
   return false;
 }
+
+bool MslDialect::hasAtomic(AtomicOp op, ScalarKind k) const { return metalHasAtomic(op, k); }
 
 std::string MslDialect::atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ScalarKind k) const {
   bool isUnsigned = op == AtomicOp::UMax || op == AtomicOp::UMin;

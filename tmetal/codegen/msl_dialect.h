@@ -12,6 +12,9 @@ namespace tmetal::codegen {
 // same lowering decisions (a butterfly where Metal has no simd_ function).
 bool metalHasSimdReduce(SimdOp op, ir::ScalarKind k);
 bool metalHasSimdPrefix(SimdOp op, ir::ScalarKind k);
+// The device atomics Metal provides for a type (32-bit integers, and float
+// add/exchange); the CUDA dialect accepts the same set.
+bool metalHasAtomic(AtomicOp op, ir::ScalarKind k);
 
 class MslDialect : public CEmitter {
  public:
