@@ -170,6 +170,9 @@ class KernelLowering {
   // Declares variables to carry `v`'s registers across a region, with
   // `init`'s values when given.
   RegisterTensor declareCarried(const ir::Value* v, const layout::LayoutPtr& l, const RegisterTensor* init = nullptr);
+  // Binds `v` to the variables that carried it: the registers of `tensor`, or
+  // the scalar variable `scalar` when `tensor` has no registers.
+  void defineCarried(const ir::Value* v, const RegisterTensor& tensor, const std::string& scalar);
   void copyRegisters(const RegisterTensor& dst, const RegisterTensor& src);
   RegisterTensor convertLayout(const ir::Operation& op, const RegisterTensor& in, const layout::LayoutPtr& to,
                                const std::string& hint);

@@ -95,24 +95,14 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
   body_.open("for (" + ivType + " " + ivName + " = " + scalarOf(op.operand(0)) + "; " + ivName + " < " +
              scalarOf(op.operand(1)) + "; " + ivName + " += " + scalarOf(op.operand(2)) + ")");
   defineScalar(iv, ivName);
-  for (size_t i = 0; i < n; ++i) {
-    if (tensors[i].regs.empty())
-      defineScalar(slots[i], scalars[i]);
-    else
-      defineTensor(slots[i], tensors[i]);
-  }
+  for (size_t i = 0; i < n; ++i) defineCarried(slots[i], tensors[i], scalars[i]);
   ++loopDepth_;
   for (const ir::Value* s : slots) convertExtraLayouts(s);
   lowerBlock(body);
   assignCarried(*body.terminator(), 0, tensors, scalars, slots);
   --loopDepth_;
   body_.close();
-  for (size_t i = 0; i < n; ++i) {
-    if (tensors[i].regs.empty())
-      defineScalar(op.result(i), scalars[i]);
-    else
-      defineTensor(op.result(i), tensors[i]);
-  }
+  for (size_t i = 0; i < n; ++i) defineCarried(op.result(i), tensors[i], scalars[i]);
 }
 
 void KernelLowering::lowerIf(const ir::Operation& op) {
@@ -143,12 +133,7 @@ void KernelLowering::lowerIf(const ir::Operation& op) {
     }
   }
   body_.close();
-  for (size_t i = 0; i < n; ++i) {
-    if (tensors[i].regs.empty())
-      defineScalar(op.result(i), scalars[i]);
-    else
-      defineTensor(op.result(i), tensors[i]);
-  }
+  for (size_t i = 0; i < n; ++i) defineCarried(op.result(i), tensors[i], scalars[i]);
 }
 
 void KernelLowering::lowerWhile(const ir::Operation& op) {
@@ -181,12 +166,7 @@ void KernelLowering::lowerWhile(const ir::Operation& op) {
   }
   body_.open("while (true)");
   ++loopDepth_;
-  for (size_t i = 0; i < n; ++i) {
-    if (carried[i].regs.empty())
-      defineScalar(carriedSlots[i], carriedScalars[i]);
-    else
-      defineTensor(carriedSlots[i], carried[i]);
-  }
+  for (size_t i = 0; i < n; ++i) defineCarried(carriedSlots[i], carried[i], carriedScalars[i]);
   for (const ir::Value* s : carriedSlots) convertExtraLayouts(s);
   lowerBlock(before);
   // The condition's values are both the results (when it fails) and the
@@ -208,12 +188,14 @@ void KernelLowering::lowerWhile(const ir::Operation& op) {
   assignCarried(*after.terminator(), 0, carried, carriedScalars, carriedSlots);
   --loopDepth_;
   body_.close();
-  for (size_t j = 0; j < m; ++j) {
-    if (results[j].regs.empty())
-      defineScalar(op.result(j), resultScalars[j]);
-    else
-      defineTensor(op.result(j), results[j]);
-  }
+  for (size_t j = 0; j < m; ++j) defineCarried(op.result(j), results[j], resultScalars[j]);
+}
+
+void KernelLowering::defineCarried(const ir::Value* v, const RegisterTensor& tensor, const std::string& scalar) {
+  if (tensor.regs.empty())
+    defineScalar(v, scalar);
+  else
+    defineTensor(v, tensor);
 }
 
 }  // namespace tmetal::codegen
