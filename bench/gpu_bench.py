@@ -1474,6 +1474,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shapes", type=parse_shapes, default=None,
                    help=f"2-D shapes reduce rows and columns, 3-D ones three axis sets (default {DEFAULT_GRAPH_SHAPES})")
     p.add_argument("--output", help="the plot (default: OUT/graph.png)")
+    p.add_argument("--tuning", default=None,
+                   help="the planner's work per thread, as TMETAL_PLAN_TUNING takes it (e.g. loads=4,vectors=16,"
+                   "threads=1024; default: the environment's, else the planner's defaults)")
 
     p = sub.add_parser("suite", parents=[common], help="the kernel suite against Triton's NVIDIA backend")
     p.add_argument("--cases", type=parse_list, default=None, help="only these cases (suite or larger configs)")
@@ -1496,10 +1499,14 @@ def main(argv=None) -> int:
         args.sizes = parse_shapes(QUICK_SIZES if args.quick else DEFAULT_SIZES)
     if args.command == "graph" and args.shapes is None:
         args.shapes = parse_shapes(QUICK_GRAPH_SHAPES if args.quick else DEFAULT_GRAPH_SHAPES)
+    if getattr(args, "tuning", None) is not None:
+        os.environ["TMETAL_PLAN_TUNING"] = args.tuning  # read by `tmetal bench stages`
     bench_class = {"layouts": LayoutsBench, "graph": GraphBench, "suite": SuiteBench}[args.command]
     settings = {k: v for k, v in vars(args).items()
                 if k in ("sizes", "layouts", "dtype", "dtypes", "ops", "shapes", "block_m", "block_n", "num_warps",
                          "cases", "no_large", "no_small", "quick")}
+    if args.command == "graph":
+        settings["plan_tuning"] = os.environ.get("TMETAL_PLAN_TUNING") or "planner defaults"
     settings = {k: ([shape_text(s) if isinstance(s, tuple) else s for s in v] if isinstance(v, list) else v)
                 for k, v in settings.items()}
     bench = bench_class(args, args.command, settings)

@@ -19,7 +19,8 @@
 # Environment: OUT, CXX, PYTHON (default python3; the binding is built for
 # it: nanobind, and PyTorch with CUDA for the plugin step), TMETAL_SUITE_DEVICES
 # (default interpreter,cuda), GPU_CHECK_JOBS (default: the cores),
-# GPU_CHECK_BUILD (the build folder, default build-gpu).
+# GPU_CHECK_BUILD (the build folder, default build-gpu), GPU_CHECK_STOP_AFTER=build
+# (build tmetal, then stop: for benchmark runs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
@@ -148,6 +149,10 @@ BUILD_START=$SECONDS
     "$CMAKE" --build "$BUILD" -j "$JOBS" --target tmetal test_runtime_cuda test_codegen_cuda_nvrtc test_codegen_cuda_dialect
 } >"$OUT/build.log" 2>&1 || fail "build (see build.log; last lines: $(tail -5 "$OUT/build.log" | tr '\n' ' '))"
 say "build: $((SECONDS - BUILD_START)) s"
+if [ "${GPU_CHECK_STOP_AFTER:-}" = build ]; then
+  say "stopping after the build (GPU_CHECK_STOP_AFTER=build): $BUILD/bin/tmetal, libraries in $PREFIX"
+  exit 0
+fi
 
 # The Python binding (triton_metal._core, into python/triton_metal/) for the
 # plugin step: needs nanobind and the Python headers of $PYTHON. When it

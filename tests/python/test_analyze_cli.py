@@ -82,13 +82,14 @@ def test_analyze_json_output_file_and_schema(tmp_path):
 def test_two_stage_and_many_rows_examples():
     r = run("analyze", "--operation", "tt.sum:[1048576]:0", "--hardware", "apple-generic")
     assert r.returncode == 0, r.stderr
-    assert "plan:    all reduction, two stages, 24 partials per output" in r.stdout
+    assert "plan:    all reduction, two stages, 48 partials per output" in r.stdout
     assert "stage 1  all_reduce_partials" in r.stdout
     assert "stage 2  reduce_partials_rows" in r.stdout
 
     r = run("analyze", "--operation", "tt.max:[4194304,32]:1", "--hardware", "apple-generic")
     assert r.returncode == 0, r.stderr
-    assert "threadgroup 1024 threads (32 SIMD groups): 128 outputs x 8 lanes" in r.stdout
+    assert "threadgroup 512 threads (16 SIMD groups): 128 outputs x 8 lanes" in r.stdout
+    assert "per thread: 1 trip x 2 loads of a 4-wide vector = up to 8 elements" in r.stdout
     assert "grid: 32768 threadgroups" in r.stdout
 
 

@@ -44,13 +44,15 @@ struct Case {
   std::vector<int> axes;
   ir::ScalarKind dtype;
   Combiner combiner;
+  PlanTuning tuning = PlanTuning{};
 };
 
 std::string describe(const Case& c, const hw::HardwareProfile& p) {
   std::string axes;
   for (int a : c.axes) axes += std::to_string(a) + " ";
   return "shape " + shapeText(c.shape) + " strides " + shapeText(c.strides) + " axes " + axes + "dtype " +
-         ir::scalarName(c.dtype) + " combiner " + combinerName(c.combiner) + " on " + p.id;
+         ir::scalarName(c.dtype) + " combiner " + combinerName(c.combiner) + " tuning " + c.tuning.text() + " on " +
+         p.id;
 }
 
 Case randomCase(std::mt19937_64& rng) {
@@ -93,6 +95,12 @@ Case randomCase(std::mt19937_64& rng) {
   const Combiner combiners[] = {Combiner::Sum, Combiner::Mean,   Combiner::Max, Combiner::Min, Combiner::Prod,
                                 Combiner::ArgMax, Combiner::ArgMin, Combiner::Any, Combiner::All};
   c.combiner = combiners[uniform(0, 8)];
+  // Every tuning must keep the mapping exact; the defaults half the time.
+  if (uniform(0, 1)) {
+    c.tuning.loadsPerTrip = 1 << uniform(0, 3);
+    c.tuning.vectorsPerThread = 1 << uniform(0, 5);
+    c.tuning.maxThreads = 32 << uniform(0, 5);
+  }
   return c;
 }
 
@@ -117,14 +125,23 @@ void checkLaunch(const ReductionStage& s, const hw::HardwareProfile& p, const st
   ASSERT_LE(s.threadgroupMemoryBytes, p.threadgroupMemoryBytes) << where;
   ASSERT_EQ(s.threadgroups, s.outputBlocks * s.splits) << where;
   ASSERT_EQ(s.reduceCount % s.vectorWidth, s.shape == StageShape::Rows ? 0 : s.reduceCount % s.vectorWidth) << where;
+  // The stage kernel's tile is a power of two of loads per trip.
+  ASSERT_EQ(s.loadsPerTrip() & (s.loadsPerTrip() - 1), 0) << where;
+  ASSERT_GE(s.loadsPerTrip(), 1) << where;
+  ASSERT_EQ(s.iterations * s.loadsPerTrip() * s.vectorWidth, s.elementsPerThread) << where;
   if (s.shape == StageShape::Rows) {
-    ASSERT_EQ(s.threadsX, s.outputsPerThreadgroup * s.lanesPerOutput) << where;
-    // Lanes of one output form a power-of-two group inside one SIMD group,
-    // or whole SIMD groups: what the butterfly / threadgroup combine needs.
-    if (s.lanesPerOutput < p.simdWidth)
-      ASSERT_EQ(s.lanesPerOutput & (s.lanesPerOutput - 1), 0) << where;
-    else
-      ASSERT_EQ(s.lanesPerOutput % p.simdWidth, 0) << where;
+    ASSERT_EQ(s.threadsX * s.outputsPerThread, s.outputsPerThreadgroup * s.lanesPerOutput) << where;
+    // Lanes of one output form a power-of-two group: inside one SIMD group,
+    // or whole SIMD groups, as the butterfly / threadgroup combine needs.
+    ASSERT_EQ(s.lanesPerOutput & (s.lanesPerOutput - 1), 0) << where;
+    // Loads go along the row only for whole SIMD groups of lanes, and over
+    // several outputs only for shorter rows; never both.
+    if (s.vectorsPerTrip > 1) ASSERT_GE(s.lanesPerOutput, p.simdWidth) << where;
+    if (s.outputsPerThread > 1) ASSERT_LT(s.lanesPerOutput, p.simdWidth) << where;
+  } else {
+    ASSERT_EQ(s.outputsPerThread, 1) << where;
+    ASSERT_EQ(s.threadsX & (s.threadsX - 1), 0) << where;
+    ASSERT_EQ(s.threadsY & (s.threadsY - 1), 0) << where;
   }
 }
 
@@ -140,10 +157,11 @@ void checkFirstStage(const Case& c, const ReductionPlan& plan, const std::string
   for (int64_t g = 0; g < s.threadgroups; ++g) {
     std::map<std::pair<int64_t, int64_t>, int64_t> slotGroup;  // slot -> the lane group (Rows) that writes it
     for (int64_t t = 0; t < s.threadgroupSize; ++t)
+      for (int k = 0; k < s.loadsPerTrip(); ++k)
       for (int v = 0; v < s.vectorWidth; ++v) {
         std::optional<std::pair<int64_t, int64_t>> accumulator;
         for (int64_t i = 0; i < s.iterations; ++i) {
-          std::optional<StageElement> e = s.locate(g, t, i, v);
+          std::optional<StageElement> e = s.locate(g, t, i, k, v);
           if (!e) continue;
           ASSERT_GE(e->output, 0) << where;
           ASSERT_LT(e->output, plan.outputCount) << where;
@@ -158,7 +176,7 @@ void checkFirstStage(const Case& c, const ReductionPlan& plan, const std::string
           ASSERT_EQ(plan.logicalOutput(e->output), expectedOutput(c, index)) << where << " element " << index;
           std::pair<int64_t, int64_t> slot{e->output, e->partial};
           if (accumulator)
-            ASSERT_EQ(*accumulator, slot) << where << ": one thread lane feeds two accumulators";
+            ASSERT_EQ(*accumulator, slot) << where << ": one load of a thread feeds two accumulators";
           accumulator = slot;
           auto [owner, inserted] = slotOwner.emplace(slot, g);
           ASSERT_EQ(owner->second, g) << where << ": a partial written by two threadgroups";
@@ -169,7 +187,7 @@ void checkFirstStage(const Case& c, const ReductionPlan& plan, const std::string
           // Vector lanes v > 0 read the elements right after lane 0's, and
           // lane 0 starts aligned, so one vector load serves them all.
           if (v > 0) {
-            std::optional<StageElement> first = s.locate(g, t, i, 0);
+            std::optional<StageElement> first = s.locate(g, t, i, k, 0);
             ASSERT_TRUE(first.has_value()) << where;
             ASSERT_EQ(plan.inputOffset(e->output, e->reduce), plan.inputOffset(first->output, first->reduce) + v)
                 << where << ": vector not contiguous";
@@ -199,8 +217,9 @@ void checkSecondStage(const ReductionPlan& plan, const std::string& where) {
   for (int64_t g = 0; g < s.threadgroups; ++g)
     for (int64_t t = 0; t < s.threadgroupSize; ++t)
       for (int64_t i = 0; i < s.iterations; ++i)
+        for (int k = 0; k < s.loadsPerTrip(); ++k)
         for (int v = 0; v < s.vectorWidth; ++v) {
-          std::optional<StageElement> e = s.locate(g, t, i, v);
+          std::optional<StageElement> e = s.locate(g, t, i, k, v);
           if (!e) continue;
           ASSERT_LT(e->output, plan.outputCount) << where;
           ASSERT_LT(e->reduce, first.splits) << where;
@@ -218,7 +237,7 @@ void checkSecondStage(const ReductionPlan& plan, const std::string& where) {
 
 void checkPlan(const Case& c, const hw::HardwareProfile& p) {
   const std::string where = describe(c, p);
-  ReductionPlan plan = planReduction({c.shape, c.strides, c.axes, c.dtype, c.combiner}, p);
+  ReductionPlan plan = planReduction({c.shape, c.strides, c.axes, c.dtype, c.combiner, c.tuning}, p);
   ASSERT_EQ(plan.layout.policy, layout::MemoryLayout::COALESCED) << where;
   ASSERT_TRUE(plan.stages.size() == 1 || plan.stages.size() == 2) << where;
   ASSERT_EQ(plan.twoStage(), plan.stages[0].splits > 1) << where;
@@ -241,7 +260,7 @@ TEST(GraphPlanCoverage, RandomReductionsCoverEveryElementExactlyOnce) {
     const hw::HardwareProfile& p = n % 5 == 4 ? real[(n / 5) % real.size()] : tiny;
     checkPlan(c, p);
     if (HasFatalFailure()) return;
-    ReductionPlan plan = planReduction({c.shape, c.strides, c.axes, c.dtype, c.combiner}, p);
+    ReductionPlan plan = planReduction({c.shape, c.strides, c.axes, c.dtype, c.combiner, c.tuning}, p);
     for (const ReductionStage& s : plan.stages) ++variants[s.kernel];
     twoStage += plan.twoStage();
   }

@@ -47,7 +47,8 @@ const hw::HardwareProfile& genericProfile() {
 
 ReductionPlan plan(std::vector<int64_t> shape, std::vector<int> axes, Combiner c = Combiner::Sum,
                    ScalarKind dtype = ScalarKind::F32, std::vector<int64_t> strides = {}) {
-  return planReduction({std::move(shape), std::move(strides), std::move(axes), dtype, c}, genericProfile());
+  return planReduction({std::move(shape), std::move(strides), std::move(axes), dtype, c, PlanTuning{}},
+                       genericProfile());
 }
 
 std::string ttirOf(const StageKernel& k) { return ir::printModule(*k.module, ir::PrintOptions{false}); }
@@ -123,15 +124,15 @@ TEST(GraphReductionKernels, LargeSumStagesTakeThePlansGeometry) {
   const StageKernel& first = k.stages[0];
   EXPECT_EQ(first.name, "sum_f32_rows_partials");
   EXPECT_EQ(first.buffers, (std::vector<StageBuffer>{StageBuffer::Input, StageBuffer::PartialValues}));
-  EXPECT_EQ(first.threadgroups, 24);
-  EXPECT_EQ(first.numWarps, 32);
-  EXPECT_EQ(scalar(first, "lanes").intValue, 1024);
+  EXPECT_EQ(first.threadgroups, 48);
+  EXPECT_EQ(first.numWarps, 16);
+  EXPECT_EQ(scalar(first, "sweep_vectors").intValue, 1024);  // 512 lanes x 2 loads per trip
   EXPECT_EQ(scalar(first, "row_vectors").intValue, 262144);
-  EXPECT_EQ(scalar(first, "splits").intValue, 24);
-  EXPECT_EQ(scalar(first, "iterations").intValue, 11);
+  EXPECT_EQ(scalar(first, "splits").intValue, 48);
+  EXPECT_EQ(scalar(first, "iterations").intValue, 6);
   EXPECT_EQ(scalar(first, "red_stride_0").intValue, 1);
   const std::string ttir = ttirOf(first);
-  EXPECT_NE(ttir.find("tensor<1x4096xf32>"), std::string::npos);  // 1 output x 1024 lanes x float4
+  EXPECT_NE(ttir.find("tensor<1x4096xf32>"), std::string::npos);  // 1 output x 512 lanes x 2 loads x float4
   EXPECT_NE(ttir.find("{tt.divisibility = 16 : i32}"), std::string::npos);
   EXPECT_NE(ttir.find("\"tt.reduce\""), std::string::npos);
   const StageKernel& second = k.stages[1];
@@ -139,30 +140,27 @@ TEST(GraphReductionKernels, LargeSumStagesTakeThePlansGeometry) {
   EXPECT_EQ(second.buffers, (std::vector<StageBuffer>{StageBuffer::PartialValues, StageBuffer::Output}));
   EXPECT_EQ(second.threadgroups, 1);
   EXPECT_EQ(second.numWarps, 1);
-  EXPECT_EQ(scalar(second, "row_vectors").intValue, 6);  // 24 partials as 6 float4
-  EXPECT_EQ(k.partialElements, 24);
+  EXPECT_EQ(scalar(second, "row_vectors").intValue, 12);  // 48 partials as 12 float4
+  EXPECT_EQ(k.partialElements, 48);
   EXPECT_EQ(k.outputKind, ScalarKind::F32);
 }
 
 TEST(GraphReductionKernels, CompiledThreadgroupsAreThePlans) {
-  // 1024 threads, 32 lanes x 32 SIMD groups: the plan's threadgroup. A plan
-  // with 160 lanes (5 SIMD groups) gets a power-of-two tile of 256 lanes,
-  // the extra 96 masked off: the code generator takes power-of-two num_warps.
-  struct Case {
-    ReductionPlan p;
-    int threads;
-  };
-  for (const Case& c : {Case{plan({1048576}, {0}), 1024}, Case{plan({4, 4096}, {0}), 128},
-                        Case{plan({4096, 4}, {1}), 32}, Case{plan({37, 129}, {1}), 256}}) {
-    ReductionKernels k = buildReductionKernels(c.p);
-    codegen::CompileOptions options;
-    options.numWarps = k.stages[0].numWarps;
-    options.hardware = genericProfile();
-    codegen::CompiledKernel compiled = codegen::compileKernel(*k.stages[0].module, options);
-    EXPECT_EQ(compiled.metadata.threadsPerThreadgroup, c.threads) << k.stages[0].name;
-    if (c.threads == c.p.stages[0].threadgroupSize) continue;
-    EXPECT_EQ(c.p.stages[0].threadgroupSize, 160);
-    EXPECT_EQ(scalar(k.stages[0], "lanes").intValue, 160);
+  // Lanes, threads along the rows and loads per trip are powers of two, so
+  // the compiled kernel runs exactly the plan's threadgroup: the tile holds
+  // loadsPerTrip() vectors per thread.
+  for (const ReductionPlan& p : {plan({1048576}, {0}), plan({4, 4096}, {0}), plan({4096, 4}, {1}),
+                                 plan({37, 129}, {1}), plan({65536, 32}, {1}, Combiner::ArgMax),
+                                 plan({300, 8, 40}, {0, 2}, Combiner::Max, ScalarKind::F16)}) {
+    ReductionKernels k = buildReductionKernels(p);
+    for (size_t i = 0; i < k.stages.size(); ++i) {
+      codegen::CompileOptions options;
+      options.numWarps = k.stages[i].numWarps;
+      options.hardware = genericProfile();
+      codegen::CompiledKernel compiled = codegen::compileKernel(*k.stages[i].module, options);
+      EXPECT_EQ(compiled.metadata.threadsPerThreadgroup, std::max(32, p.stages[i].threadgroupSize))
+          << k.stages[i].name;
+    }
   }
 }
 
@@ -294,10 +292,11 @@ void expectPartialsFollowLocate(const ReductionPlan& p) {
   for (int64_t g = 0; g < s.threadgroups; ++g)
     for (int64_t t = 0; t < s.threadgroupSize; ++t)
       for (int64_t i = 0; i < s.iterations; ++i)
-        for (int v = 0; v < s.vectorWidth; ++v)
-          if (std::optional<StageElement> e = s.locate(g, t, i, v))
-            expected[p.partialOffset(e->output, e->partial)] +=
-                static_cast<uint32_t>(readIntElement(input, ScalarKind::I32, p.inputOffset(e->output, e->reduce)));
+        for (int k = 0; k < s.loadsPerTrip(); ++k)
+          for (int v = 0; v < s.vectorWidth; ++v)
+            if (std::optional<StageElement> e = s.locate(g, t, i, k, v))
+              expected[p.partialOffset(e->output, e->partial)] +=
+                  static_cast<uint32_t>(readIntElement(input, ScalarKind::I32, p.inputOffset(e->output, e->reduce)));
   for (int64_t j = 0; j < k.partialElements; ++j)
     ASSERT_EQ(static_cast<uint32_t>(readIntElement(out.partialValues, ScalarKind::I32, j)), expected[j])
         << "partial " << j;

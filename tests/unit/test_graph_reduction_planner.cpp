@@ -14,12 +14,13 @@ hw::HardwareProfile profile(const char* id) { return *hw::findHardwareProfile(id
 ReductionPlan plan(std::vector<int64_t> shape, std::vector<int> axes, const char* hardware = "apple-generic",
                    ir::ScalarKind dtype = ir::ScalarKind::F32, Combiner c = Combiner::Sum,
                    std::vector<int64_t> strides = {}) {
-  return planReduction({shape, strides, axes, dtype, c}, profile(hardware));
+  // The default tuning, whatever TMETAL_PLAN_TUNING says.
+  return planReduction({shape, strides, axes, dtype, c, PlanTuning{}}, profile(hardware));
 }
 std::string planError(std::vector<int64_t> shape, std::vector<int> axes, std::vector<int64_t> strides = {},
                       ir::ScalarKind dtype = ir::ScalarKind::F32) {
   try {
-    planReduction({shape, strides, axes, dtype, Combiner::Sum}, profile("apple-generic"));
+    planReduction({shape, strides, axes, dtype, Combiner::Sum, PlanTuning{}}, profile("apple-generic"));
   } catch (const CompileError& e) {
     return e.message();
   }
@@ -35,34 +36,41 @@ TEST(GraphReductionPlanner, LargeSumOverOneAxisRunsInTwoStages) {
   const ReductionStage& first = p.stages[0];
   EXPECT_EQ(first.kernel, "all_reduce_partials");
   EXPECT_EQ(first.vectorWidth, 4);
-  EXPECT_EQ(first.threadgroupSize, 1024);
-  EXPECT_EQ(first.simdgroupsPerThreadgroup, 32);
-  EXPECT_EQ(first.sweeps, 256);          // 262144 vectors / 1024 lanes
-  EXPECT_EQ(first.splits, 24);           // one wave: 24576 threads / 1024
-  EXPECT_EQ(first.threadgroups, 24);
-  EXPECT_EQ(first.iterations, 11);       // ceil(256 / 24)
-  EXPECT_EQ(p.partialsPerOutput(), 24);
+  EXPECT_EQ(first.threadgroupSize, 512);  // the default tuning's largest threadgroup
+  EXPECT_EQ(first.simdgroupsPerThreadgroup, 16);
+  EXPECT_EQ(first.lanesPerOutput, 512);
+  EXPECT_EQ(first.vectorsPerTrip, 2);     // two independent float4 loads per trip
+  EXPECT_EQ(first.loadsPerTrip(), 2);
+  EXPECT_EQ(first.sweeps, 256);          // 262144 vectors / (512 lanes x 2)
+  EXPECT_EQ(first.splits, 48);           // one wave of threadgroups: 8 cores x 3072 / 512
+  EXPECT_EQ(first.threadgroups, 48);
+  EXPECT_EQ(first.iterations, 6);        // ceil(256 / 48)
+  EXPECT_EQ(first.elementsPerThread, 6 * 2 * 4);
+  EXPECT_EQ(p.partialsPerOutput(), 48);
   const ReductionStage& second = p.stages[1];
   EXPECT_EQ(second.kernel, "reduce_partials_rows");
-  EXPECT_EQ(second.reduceCount, 24);
+  EXPECT_EQ(second.reduceCount, 48);
   EXPECT_EQ(second.threadgroups, 1);
   EXPECT_EQ(second.vectorWidth, 4);
-  EXPECT_EQ(second.lanesPerOutput, 8);
+  EXPECT_EQ(second.lanesPerOutput, 16);  // 12 vectors: the next power of two
   EXPECT_EQ(p.inputBytes, 4 << 20);
   EXPECT_TRUE(p.fitsInLastLevelCache);
 }
 
 TEST(GraphReductionPlanner, ShortRowsPackManyRowsPerThreadgroup) {
-  // tt.max:[4194304,32]:1: 8 vectors per row, so 8 lanes per row and 128
-  // rows per 1024-thread threadgroup; the rows alone fill the GPU.
+  // tt.max:[4194304,32]:1: 8 vectors per row, so 8 lanes per row (one
+  // 128-byte line); the rows fill the GPU many times over, so each thread
+  // takes two rows' vectors per trip: 64 slots x 2 = 128 rows per threadgroup.
   ReductionPlan p = plan({4194304, 32}, {1}, "apple-generic", ir::ScalarKind::F32, Combiner::Max);
   EXPECT_EQ(p.kind, ReductionKind::Row);
   ASSERT_FALSE(p.twoStage());
   const ReductionStage& s = p.stages[0];
   EXPECT_EQ(s.kernel, "row_reduce_lanes_per_row");
   EXPECT_EQ(s.lanesPerOutput, 8);
+  EXPECT_EQ(s.outputsPerThread, 2);
+  EXPECT_EQ(s.vectorsPerTrip, 1);
   EXPECT_EQ(s.outputsPerThreadgroup, 128);
-  EXPECT_EQ(s.threadgroupSize, 1024);
+  EXPECT_EQ(s.threadgroupSize, 512);
   EXPECT_EQ(s.threadgroups, 32768);
   EXPECT_EQ(s.iterations, 1);
   EXPECT_EQ(s.combine, "3-step shuffle-xor butterfly across 8 lanes");
@@ -70,12 +78,12 @@ TEST(GraphReductionPlanner, ShortRowsPackManyRowsPerThreadgroup) {
 }
 
 TEST(GraphReductionPlanner, SmallAllReduceIsOneThreadgroup) {
-  // Up to one sweep of a full threadgroup (1024 lanes x 4 floats) needs no
-  // second stage: the same 4096-element threshold MLX uses for float32.
+  // Up to one sweep of a full threadgroup (512 lanes x 2 loads x 4 floats)
+  // needs no second stage: the same 4096-element threshold MLX uses for float32.
   ReductionPlan p = plan({4096}, {0});
   EXPECT_FALSE(p.twoStage());
   EXPECT_EQ(p.stages[0].kernel, "all_reduce_one_threadgroup");
-  EXPECT_EQ(p.stages[0].threadgroupSize, 1024);
+  EXPECT_EQ(p.stages[0].threadgroupSize, 512);
   EXPECT_TRUE(plan({4100}, {0}).twoStage());
   // float16 vectors hold 8 elements, so the threshold doubles.
   EXPECT_FALSE(plan({8192}, {0}, "apple-generic", ir::ScalarKind::F16).twoStage());
@@ -83,25 +91,47 @@ TEST(GraphReductionPlanner, SmallAllReduceIsOneThreadgroup) {
 
 TEST(GraphReductionPlanner, RowVariantsFollowTheRowLength) {
   EXPECT_EQ(plan({65536, 4}, {1}).stages[0].kernel, "row_reduce_thread_per_row");
-  EXPECT_EQ(plan({65536, 128}, {1}).stages[0].kernel, "row_reduce_simdgroup_per_row");
+  // 32 vectors per row: 4 lanes would read 8 vectors each, but a load of
+  // the lanes should cover a 128-byte line: 8 lanes.
+  EXPECT_EQ(plan({65536, 128}, {1}).stages[0].kernel, "row_reduce_lanes_per_row");
+  EXPECT_EQ(plan({65536, 128}, {1}).stages[0].lanesPerOutput, 8);
   ReductionPlan wide = plan({65536, 1024}, {1});
-  EXPECT_EQ(wide.stages[0].kernel, "row_reduce_threadgroup_per_row");
-  EXPECT_EQ(wide.stages[0].lanesPerOutput, 256);
-  EXPECT_EQ(wide.stages[0].combine,
-            "simd_sum in each SIMD group, then 8 SIMD-group partials through threadgroup memory");
+  EXPECT_EQ(wide.stages[0].kernel, "row_reduce_simdgroup_per_row");
+  EXPECT_EQ(wide.stages[0].lanesPerOutput, 32);
+  EXPECT_EQ(wide.stages[0].vectorsPerTrip, 2);
+  EXPECT_EQ(wide.stages[0].sweeps, 4);  // 256 vectors / (32 lanes x 2)
+  EXPECT_EQ(wide.stages[0].combine, "simd_sum across the SIMD group");
+  // Rows of 16384 floats: 512 lanes (the threadgroup), SIMD-group partials
+  // through threadgroup memory.
+  ReductionPlan longer = plan({8192, 16384}, {1});
+  EXPECT_EQ(longer.stages[0].kernel, "row_reduce_threadgroup_per_row");
+  EXPECT_EQ(longer.stages[0].lanesPerOutput, 512);
+  EXPECT_EQ(longer.stages[0].combine,
+            "simd_sum in each SIMD group, then 16 SIMD-group partials through threadgroup memory");
+  // Few rows: more lanes per row while the rows leave the GPU short of a wave.
+  EXPECT_EQ(plan({16, 4096}, {1}).stages[0].lanesPerOutput, 512);
   // Few long rows: split each row, a second stage adds the partials.
   ReductionPlan few = plan({8, 1 << 20}, {1});
   EXPECT_EQ(few.stages[0].kernel, "row_reduce_partials");
-  EXPECT_EQ(few.partialsPerOutput(), 3);  // 8 rows x 1024 lanes = 8192 threads; a wave is 24576
+  EXPECT_EQ(few.partialsPerOutput(), 6);  // 8 blocks; one wave holds 48 threadgroups of 512
 }
 
 TEST(GraphReductionPlanner, ColumnsAndStridedInputs) {
   ReductionPlan cols = plan({4096, 256}, {0});
   EXPECT_EQ(cols.kind, ReductionKind::Column);
   EXPECT_EQ(cols.stages[0].shape, StageShape::Columns);
-  EXPECT_EQ(cols.stages[0].threadsX, 32);  // 32 lanes x 4 outputs = 128 neighbouring outputs
+  // 64 vectors along the run would be one block; lanes shrink to 8 (a
+  // 128-byte line) so that 8 blocks spread over the 8 cores.
+  EXPECT_EQ(cols.stages[0].threadsX, 8);  // 8 lanes x 4 outputs = 32 neighbouring outputs
   EXPECT_EQ(cols.stages[0].vectorWidth, 4);
-  EXPECT_EQ(cols.stages[0].threadsY, 32);
+  EXPECT_EQ(cols.stages[0].threadsY, 64);
+  EXPECT_EQ(cols.stages[0].vectorsPerTrip, 2);
+  // A wide run keeps its lanes: 512 lanes x 4 outputs, 2 rows per trip.
+  ReductionPlan skinny = plan({32, 1 << 22}, {0}, "h200");
+  EXPECT_FALSE(skinny.twoStage());
+  EXPECT_EQ(skinny.stages[0].threadsX, 512);
+  EXPECT_EQ(skinny.stages[0].threadsY, 1);
+  EXPECT_EQ(skinny.stages[0].iterations, 16);
   // Reducing the contiguous axis of a column-major buffer is a row reduction.
   EXPECT_EQ(plan({256, 4096}, {0}, "apple-generic", ir::ScalarKind::F32, Combiner::Sum, {1, 256}).kind,
             ReductionKind::Row);
@@ -120,17 +150,17 @@ TEST(GraphReductionPlanner, ArgReductionsCarryIndices) {
   EXPECT_EQ(p.stages[0].accumulatorBytes, 8);  // float value + int32 index
   EXPECT_EQ(p.stages[1].vectorWidth, 1);       // (value, index) pairs are read one at a time
   EXPECT_EQ(p.stages[0].combine,
-            "5-step shuffle-xor butterfly across 32 lanes, then 32 SIMD-group partials through threadgroup memory");
+            "5-step shuffle-xor butterfly across 32 lanes, then 16 SIMD-group partials through threadgroup memory");
   // Sums of float16 accumulate in float32.
   EXPECT_EQ(plan({1024}, {0}, "apple-generic", ir::ScalarKind::F16).accumulator, ir::ScalarKind::F32);
 }
 
 TEST(GraphReductionPlanner, PartialsFollowTheProfile) {
-  // One wave of threads decides the partials: cores x resident threads / 1024.
-  EXPECT_EQ(plan({1 << 22}, {0}, "m1").partialsPerOutput(), 24);        // 8 cores x 3
-  EXPECT_EQ(plan({1 << 22}, {0}, "m3-max").partialsPerOutput(), 120);   // 40 x 3
-  EXPECT_EQ(plan({1 << 22}, {0}, "m1-ultra").partialsPerOutput(), 192); // 64 x 3
-  EXPECT_EQ(plan({1 << 22}, {0}, "h100").partialsPerOutput(), 264);     // 132 SMs x 2048 / 1024
+  // One wave of threadgroups decides the partials: cores x resident threads / 512.
+  EXPECT_EQ(plan({1 << 22}, {0}, "m1").partialsPerOutput(), 48);        // 8 cores x 6
+  EXPECT_EQ(plan({1 << 22}, {0}, "m3-max").partialsPerOutput(), 240);   // 40 x 6
+  EXPECT_EQ(plan({1 << 22}, {0}, "m1-ultra").partialsPerOutput(), 384); // 64 x 6
+  EXPECT_EQ(plan({1 << 22}, {0}, "h100").partialsPerOutput(), 528);     // 132 SMs x 2048 / 512
   // The time bound and the cache figure come from the profile too.
   ReductionPlan big = plan({1 << 26}, {0}, "m4-max");
   EXPECT_DOUBLE_EQ(big.dramMicroseconds, double(int64_t(1) << 28) / (546 * 1e3));
@@ -146,7 +176,8 @@ TEST(GraphReductionPlanner, RefusesWhatItCannotPlan) {
   EXPECT_EQ(planError({8, 8}, {0}, {8}), "1 strides given for the rank-2 input [8, 8]");
   EXPECT_EQ(planError({8}, {0}, {}, ir::ScalarKind::F64),
             "float64 is not supported on Generic Apple GPU (M1-class baseline): Metal has no 64-bit float type");
-  // 2^48 rows of one vector: 1024 rows per threadgroup still leave 2^38 threadgroups.
+  // 2^48 rows of one vector: 1024 rows per threadgroup (512 threads x 2
+  // rows) still leave 2^38 threadgroups.
   EXPECT_EQ(planError({int64_t(1) << 48, 2}, {1}),
             "the reduction needs 274877906944 threadgroups, more than one dispatch allows (2147483647)");
 }

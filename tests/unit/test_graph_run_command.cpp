@@ -36,10 +36,12 @@ class GraphRunCommand : public ::testing::Test {
 
   // Runs `tmetal graph-run ARGS` in the temporary directory; returns the exit
   // code and what it printed (stdout, then stderr).
-  std::pair<int, std::string> run(const std::string& args) {
+  // The planner's default tuning unless `tuning` names one.
+  std::pair<int, std::string> run(const std::string& args, const std::string& tuning = "") {
     const std::string cache = std::string(TMETAL_BINARY_DIR) + "/emulator-test-cache";
-    std::string command = "cd '" + dir_.string() + "' && TMETAL_CACHE_DIR=\"${TMETAL_CACHE_DIR:-" + cache + "}\" '" +
-                          binary_ + "' graph-run " + args + " 2>err.txt; status=$?; cat err.txt; exit $status";
+    const std::string env = tuning.empty() ? "env -u TMETAL_PLAN_TUNING" : "env TMETAL_PLAN_TUNING='" + tuning + "'";
+    std::string command = "cd '" + dir_.string() + "' && TMETAL_CACHE_DIR=\"${TMETAL_CACHE_DIR:-" + cache + "}\" " +
+                          env + " '" + binary_ + "' graph-run " + args + " 2>err.txt; status=$?; cat err.txt; exit $status";
     FILE* pipe = popen(command.c_str(), "r");
     std::string output;
     std::array<char, 512> buffer;
@@ -57,15 +59,28 @@ class GraphRunCommand : public ::testing::Test {
 TEST_F(GraphRunCommand, ChecksEachOpAgainstTheReference) {
   EXPECT_EQ(run("--operation tt.sum:[1048576]:0 --operation tt.argmax:[6,10,34]:[0,2] --operation "
                 "tt.all:[4096,4]:0:int32 --check"),
-            std::make_pair(0, std::string("[0] tt.sum [1048576] float32 axes [0] on interpreter: 2 stages (24 + 1 "
+            std::make_pair(0, std::string("[0] tt.sum [1048576] float32 axes [0] on interpreter: 2 stages (48 + 1 "
                                           "threadgroups): ok\n"
                                           "[1] tt.argmax [6, 10, 34] float32 axes [0, 2] on interpreter: 1 stage (10 "
                                           "threadgroups): ok\n"
                                           "[2] tt.all [4096, 4] int32 axes [0] on interpreter: 2 stages (4 + 1 "
                                           "threadgroups): ok\n")));
   EXPECT_EQ(run("--operation tt.mean:[4,4096]:0 --dtype float16 --device emulator --check --seed 3"),
-            std::make_pair(0, std::string("[0] tt.mean [4, 4096] float16 axes [0] on emulator: 1 stage (16 "
+            std::make_pair(0, std::string("[0] tt.mean [4, 4096] float16 axes [0] on emulator: 1 stage (64 "
                                           "threadgroups): ok\n")));
+}
+
+TEST_F(GraphRunCommand, TuningChangesTheGeometryNotTheResult) {
+  EXPECT_EQ(run("--operation tt.sum:[1048576]:0 --check", "loads=1,vectors=4,threads=1024"),
+            std::make_pair(0, std::string("[0] tt.sum [1048576] float32 axes [0] on interpreter: 2 stages (24 + 1 "
+                                          "threadgroups): ok\n")));
+  EXPECT_EQ(run("--operation tt.sum:[8]:0", "loads=3"),
+            std::make_pair(1, std::string("[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): "
+                                          "TMETAL_PLAN_TUNING: 'loads=3' needs a power of two from 1 to 64, as in "
+                                          "loads=4\n")));
+  EXPECT_EQ(run("--operation tt.sum:[8]:0", "lanes=4").second,
+            "[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): TMETAL_PLAN_TUNING: unknown key 'lanes' "
+            "(known: loads, vectors, threads)\n");
 }
 
 TEST_F(GraphRunCommand, WithoutCheckPrintsTheFirstValues) {

@@ -49,18 +49,25 @@ std::string layoutLine(const OpAnalysis& a) {
 
 std::string mappingText(const ReductionPlan& plan, const ReductionStage& s, size_t index) {
   std::string m;
-  if (s.shape == StageShape::Rows) {
+  if (s.shape == StageShape::Rows && s.outputsPerThread > 1) {
+    m = fmt::format(
+        "threadgroup g: output block g / {0}, split g % {0}; thread t, load k < {1}: output block*{2} + k*{3} + t / "
+        "{4}, lane t % {4}; trip i, vector lane v: reduce index ((i*{0} + split)*{4} + lane)*{5} + v",
+        s.splits, s.outputsPerThread, s.outputsPerThreadgroup, s.threadgroupSize / s.lanesPerOutput,
+        s.lanesPerOutput, s.vectorWidth);
+  } else if (s.shape == StageShape::Rows) {
     m = fmt::format(
         "threadgroup g: output block g / {0}, split g % {0}; thread t: output block*{1} + t / {2}, lane t % {2}; "
-        "trip i, vector lane v: reduce index ((i*{0} + split)*{2} + lane)*{3} + v",
-        s.splits, s.outputsPerThreadgroup, s.lanesPerOutput, s.vectorWidth);
+        "trip i, load k < {3}, vector lane v: reduce index (((i*{0} + split)*{3} + k)*{2} + lane)*{4} + v",
+        s.splits, s.outputsPerThreadgroup, s.lanesPerOutput, s.vectorsPerTrip, s.vectorWidth);
   } else {
     m = fmt::format(
         "threadgroup g: output block g / {0}, split g % {0}; block b: run b / {1}, first column (b % {1})*{2}; "
-        "thread t: x = t % {3}, y = t / {3}; vector lane v: output run*{4} + column + x*{5} + v; trip i: reduce row "
-        "(i*{0} + split)*{6} + y",
+        "thread t: x = t % {3}, y = t / {3}; vector lane v: output run*{4} + column + x*{5} + v; trip i, load k < "
+        "{7}: reduce row ((i*{0} + split)*{7} + k)*{6} + y",
         s.splits, (s.innerOutputs + s.threadsX * s.vectorWidth - 1) / (s.threadsX * s.vectorWidth),
-        int64_t(s.threadsX) * s.vectorWidth, s.threadsX, s.innerOutputs, s.vectorWidth, s.threadsY);
+        int64_t(s.threadsX) * s.vectorWidth, s.threadsX, s.innerOutputs, s.vectorWidth, s.threadsY,
+        s.vectorsPerTrip);
   }
   if (index == 0)
     m += fmt::format("; output o over dims {} of sizes {}, reduce index over dims {} of sizes {}",
@@ -115,8 +122,9 @@ void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile
                          pad, tileLabel, s.threadgroupSize, s.simdgroupsPerThreadgroup, s.simdgroupsPerThreadgroup == 1 ? "" : "s",
                          s.threadsX, s.threadsX == 1 ? "" : "s", s.vectorWidth, s.vectorWidth == 1 ? "" : "s",
                          s.threadsY);
-    out += fmt::format("{}per thread: {} trip{} x {}-wide vector = up to {} elements\n", pad, s.iterations,
-                       s.iterations == 1 ? "" : "s", s.vectorWidth, s.elementsPerThread);
+    out += fmt::format("{}per thread: {} trip{} x {} load{} of a {}-wide vector = up to {} elements\n", pad,
+                       s.iterations, s.iterations == 1 ? "" : "s", s.loadsPerTrip(), s.loadsPerTrip() == 1 ? "" : "s",
+                       s.vectorWidth, s.elementsPerThread);
     out += fmt::format("{}grid: {} threadgroup{} ({} output block{} x {} split{})", pad, s.threadgroups,
                        s.threadgroups == 1 ? "" : "s", s.outputBlocks, s.outputBlocks == 1 ? "" : "s", s.splits,
                        s.splits == 1 ? "" : "s");
@@ -207,6 +215,9 @@ json stageToJson(const ReductionStage& s) {
               {"inner_outputs", s.innerOutputs},
               {"vector_width", s.vectorWidth},
               {"lanes_per_output", s.lanesPerOutput},
+              {"vectors_per_trip", s.vectorsPerTrip},
+              {"outputs_per_thread", s.outputsPerThread},
+              {"loads_per_trip", s.loadsPerTrip()},
               {"threads", {s.threadsX, s.threadsY}},
               {"threadgroup_size", s.threadgroupSize},
               {"simdgroups_per_threadgroup", s.simdgroupsPerThreadgroup},
@@ -248,6 +259,10 @@ json planToJson(const ReductionPlan& plan) {
   return json{{"kind", reductionKindName(plan.kind)},
               {"combiner", combinerName(plan.combiner)},
               {"accumulator", dtypeName(plan.accumulator)},
+              {"tuning",
+               {{"loads_per_trip", plan.tuning.loadsPerTrip},
+                {"vectors_per_thread", plan.tuning.vectorsPerThread},
+                {"max_threads", plan.tuning.maxThreads}}},
               {"output_count", plan.outputCount},
               {"reduce_count", plan.reduceCount},
               {"output_space", {{"dims", plan.outputSpace.dims}, {"sizes", plan.outputSpace.sizes}}},

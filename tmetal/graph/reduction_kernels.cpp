@@ -1,6 +1,8 @@
 #include "tmetal/graph/reduction_kernels.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "tmetal/graph/index_walk.h"
 #include "tmetal/graph/op_analysis.h"
@@ -41,6 +43,12 @@ int64_t nextPow2(int64_t v) {
   return p;
 }
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+void checkPowerOfTwo(int64_t v, const char* what) {
+  if (v < 1 || (v & (v - 1)) != 0)
+    throw std::logic_error(std::string("reduction plan: ") + what + " is " + std::to_string(v) +
+                           ", not a power of two the stage kernel's tile can hold");
+}
 
 void checkSupported(const ReductionPlan& plan) {
   const ScalarKind k = plan.dtype;
@@ -168,20 +176,27 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
 
   std::vector<StageScalar> scalars;
   addScalar(scalars, "n_outputs", stage.outputs);
+  // The tile is one trip of the threadgroup: lanes (or threads along the
+  // rows) times the loads of a trip, all powers of two.
+  checkPowerOfTwo(stage.lanesPerOutput, "lanes per output");
+  checkPowerOfTwo(stage.threadsY, "threads along the rows");
+  checkPowerOfTwo(stage.loadsPerTrip(), "loads per trip");
   if (stage.shape == StageShape::Rows) {
+    const int64_t sweepVectors = int64_t(stage.lanesPerOutput) * stage.vectorsPerTrip;
     d.tileRows = nextPow2(stage.outputsPerThreadgroup);
-    d.tileColumns = nextPow2(stage.lanesPerOutput) * width;
+    d.tileColumns = sweepVectors * width;
     addScalar(scalars, "outputs_per_block", stage.outputsPerThreadgroup);
-    addScalar(scalars, "lanes", stage.lanesPerOutput);
+    addScalar(scalars, "sweep_vectors", sweepVectors);
     addScalar(scalars, "row_vectors", stage.reduceCount / width);
   } else {
-    d.tileRows = nextPow2(stage.threadsY);
-    d.tileColumns = nextPow2(stage.threadsX) * width;
+    checkPowerOfTwo(stage.threadsX, "lanes along the run");
+    d.tileRows = int64_t(stage.threadsY) * stage.vectorsPerTrip;
+    d.tileColumns = int64_t(stage.threadsX) * width;
     addScalar(scalars, "run_outputs", stage.innerOutputs);
     addScalar(scalars, "run_vectors", stage.innerOutputs / width);
     addScalar(scalars, "blocks_per_run", ceilDiv(stage.innerOutputs, int64_t(stage.threadsX) * width));
     addScalar(scalars, "lanes_x", stage.threadsX);
-    addScalar(scalars, "threads_y", stage.threadsY);
+    addScalar(scalars, "sweep_rows", d.tileRows);
     addScalar(scalars, "reduce_rows", stage.reduceCount);
   }
   addScalar(scalars, "splits", stage.splits);
@@ -198,9 +213,9 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
   k.buffers = stageBuffers(d);
   k.scalars = std::move(scalars);
   k.threadgroups = stage.threadgroups;
-  // Threads the tile needs, in whole SIMD groups; the code generator takes
-  // powers of two up to 32 (a tile larger than that holds more per thread).
-  const int64_t threads = d.tileRows * d.tileColumns / width;
+  // Threads the tile needs (each holds one trip's loads), in whole SIMD
+  // groups; the code generator takes powers of two up to 32.
+  const int64_t threads = d.tileRows * d.tileColumns / (int64_t(width) * stage.loadsPerTrip());
   k.numWarps = static_cast<int>(std::clamp<int64_t>(threads / 32, 1, 32));
   return k;
 }

@@ -25,22 +25,24 @@ const char* reductionKindName(ReductionKind k) {
 
 const char* stageShapeName(StageShape s) { return s == StageShape::Rows ? "rows" : "columns"; }
 
-std::optional<StageElement> ReductionStage::locate(int64_t threadgroup, int64_t thread, int64_t iteration,
+std::optional<StageElement> ReductionStage::locate(int64_t threadgroup, int64_t thread, int64_t iteration, int load,
                                                    int lane) const {
   if (threadgroup < 0 || threadgroup >= threadgroups || thread < 0 || thread >= threadgroupSize || iteration < 0 ||
-      iteration >= iterations || lane < 0 || lane >= vectorWidth)
+      iteration >= iterations || load < 0 || load >= loadsPerTrip() || lane < 0 || lane >= vectorWidth)
     return std::nullopt;
   const int64_t block = threadgroup / splits;
   const int64_t split = threadgroup % splits;
+  // Splits interleave by sweep, so they finish within one sweep of each other.
+  const int64_t sweep = iteration * splits + split;
 
   if (shape == StageShape::Rows) {
-    const int64_t slot = thread / lanesPerOutput;  // which output of the block
+    const int64_t slotsPerThreadgroup = threadgroupSize / lanesPerOutput;
+    const int64_t slot = (load / vectorsPerTrip) * slotsPerThreadgroup + thread / lanesPerOutput;
     const int64_t laneOfOutput = thread % lanesPerOutput;
     const int64_t output = block * outputsPerThreadgroup + slot;
     if (slot >= outputsPerThreadgroup || output >= outputs) return std::nullopt;
-    // Splits interleave by sweep, so they finish within one sweep of each other.
     const int64_t vectors = reduceCount / vectorWidth;
-    const int64_t vector = (iteration * splits + split) * lanesPerOutput + laneOfOutput;
+    const int64_t vector = (sweep * vectorsPerTrip + load % vectorsPerTrip) * lanesPerOutput + laneOfOutput;
     if (vector >= vectors) return std::nullopt;
     return StageElement{output, vector * vectorWidth + lane, split};
   }
@@ -55,7 +57,7 @@ std::optional<StageElement> ReductionStage::locate(int64_t threadgroup, int64_t 
   const int64_t y = thread / threadsX;
   const int64_t column = blockInRun * blockWidth + x * vectorWidth + lane;
   if (column >= innerOutputs) return std::nullopt;
-  const int64_t reduce = (iteration * splits + split) * threadsY + y;
+  const int64_t reduce = (sweep * vectorsPerTrip + load) * threadsY + y;
   if (reduce >= reduceCount) return std::nullopt;
   return StageElement{run * innerOutputs + column, reduce, split};
 }

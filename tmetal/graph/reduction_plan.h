@@ -31,19 +31,38 @@ enum class ReductionKind {
 };
 const char* reductionKindName(ReductionKind k);  // "all", "row", "column", "general"
 
-// How a stage spreads its work over the threads of a threadgroup.
+// How a stage spreads its work over the threads of a threadgroup. Each loop
+// trip a thread issues `loadsPerTrip()` vector loads that do not depend on
+// one another, so that several are in flight at once: a GPU issues in order
+// and a load's first use waits for it, so one load per trip leaves the
+// memory system underused whenever occupancy alone cannot hide latency.
 enum class StageShape {
-  // Threads [j*lanes, (j+1)*lanes) of a threadgroup reduce output j of the
-  // threadgroup's block. The row is read in sweeps of `lanes` vectors; split
-  // s takes sweeps s, s+splits, ... and lane l reads vector l of each.
+  // Threads [j*lanes, (j+1)*lanes) of a threadgroup reduce output slot j of
+  // the threadgroup's block. The row is read in sweeps of
+  // lanes*vectorsPerTrip vectors; split s takes sweeps s, s+splits, ...; on a
+  // sweep, lane l reads vectors k*lanes + l for k < vectorsPerTrip. Short
+  // rows instead give each thread `outputsPerThread` outputs: slot j covers
+  // outputs k*(threads/lanes) + j of the block for k < outputsPerThread.
   Rows,
   // Thread (x, y) owns `vectorWidth` neighbouring outputs starting at column
   // x*vectorWidth of the block. The reduce rows are read in sweeps of
-  // threadsY rows; split s takes sweeps s, s+splits, ... and thread row y
-  // reads row y of each. The threadgroup's rows are then combined.
+  // threadsY*vectorsPerTrip rows; split s takes sweeps s, s+splits, ...; on a
+  // sweep, thread row y reads rows k*threadsY + y for k < vectorsPerTrip. The
+  // threadgroup's rows are then combined.
   Columns,
 };
 const char* stageShapeName(StageShape s);  // "rows", "columns"
+
+// How much work the planner gives each thread. The defaults were chosen by
+// timing the stage kernels through the CUDA target (docs/planner.md, "Work per
+// thread"); TMETAL_PLAN_TUNING overrides them, e.g. "loads=8,vectors=16,threads=256".
+struct PlanTuning {
+  int loadsPerTrip = 2;       // "loads": independent vector loads per thread per loop trip
+  int vectorsPerThread = 8;   // "vectors": vectors a lane of a long row reads before more lanes join it
+  int maxThreads = 512;       // "threads": threads per threadgroup at most (the profile's limit also applies)
+
+  std::string text() const;  // "loads=2,vectors=8,threads=512"
+};
 
 // One element a thread reads: which output, which reduce index of this
 // stage, and which partial slot of that output it accumulates into.
@@ -61,25 +80,34 @@ struct ReductionStage {
   int64_t innerOutputs = 1;  // Columns: length of the contiguous output run
   int vectorWidth = 1;       // elements per vector load
   int lanesPerOutput = 1;    // Rows: threads sharing one output
+  int vectorsPerTrip = 1;    // Rows: vectors per lane per trip along the row; Columns: rows per thread per trip
+  int outputsPerThread = 1;  // Rows: outputs each thread reads per trip (short rows)
   int threadsX = 1;          // Rows: threads per threadgroup; Columns: lanes along outputs
   int threadsY = 1;          // Columns: threads along the reduction
   int threadgroupSize = 1;   // threadsX * threadsY
   int simdgroupsPerThreadgroup = 1;
-  int64_t outputsPerThreadgroup = 1;  // Rows: outputs of one block; Columns: threadsX * vectorWidth
+  int64_t outputsPerThreadgroup = 1;  // Rows: outputs of one block (slots x outputsPerThread); Columns: threadsX * vectorWidth
   int64_t outputBlocks = 1;           // blocks of outputs
   int64_t splits = 1;                 // threadgroups sharing one block: partials per output
   int64_t sweeps = 0;                 // sweeps over one output's reduction (see StageShape)
   int64_t threadgroups = 0;           // the grid: outputBlocks * splits, threadgroup g = block * splits + split
   int64_t iterations = 0;             // loop trips per thread
-  int64_t elementsPerThread = 0;      // iterations * vectorWidth (at most)
+  int64_t elementsPerThread = 0;      // iterations * loadsPerTrip() * vectorWidth (at most)
   int accumulatorBytes = 0;
   int64_t threadgroupMemoryBytes = 0;  // for combining threads of one threadgroup
   std::string combine;                 // how the threads of one output combine, in words
 
+  // Independent vector loads per thread per loop trip.
+  int loadsPerTrip() const { return vectorsPerTrip * outputsPerThread; }
+
   // The element thread `thread` of threadgroup `threadgroup` reads at loop
-  // trip `iteration`, vector lane `lane`; nullopt when that slot is masked
-  // off (past the end of the reduction or of the outputs).
-  std::optional<StageElement> locate(int64_t threadgroup, int64_t thread, int64_t iteration, int lane) const;
+  // trip `iteration`, load `load` of the trip, vector lane `lane`; nullopt
+  // when that slot is masked off (past the end of the reduction or of the
+  // outputs). Threads are numbered as the plan arranges its tile; the code
+  // generator's layout decides which hardware thread holds each tile slot
+  // (kernel metadata, `tmetal analyze`), the elements of a trip stay these.
+  std::optional<StageElement> locate(int64_t threadgroup, int64_t thread, int64_t iteration, int load,
+                                     int lane) const;
 };
 
 // A list of input dimensions linearized row-major in the listed order (the
@@ -100,6 +128,7 @@ struct ReductionPlan {
   ir::ScalarKind dtype = ir::ScalarKind::F32;
   Combiner combiner = Combiner::Sum;
   std::string hardware;  // profile id the plan was made for
+  PlanTuning tuning;     // the work-per-thread settings it was made with
 
   ReductionKind kind = ReductionKind::All;
   layout::PolicyChoice layout;  // always COALESCED

@@ -1,12 +1,14 @@
 #include "tmetal/graph/reduction_planner.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "tmetal/graph/byte_size_text.h"
 #include "tmetal/graph/tensor_checks.h"
+#include "tmetal/layout/blocked_layout_choice.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::graph {
@@ -18,6 +20,11 @@ int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
 int64_t nextPow2(int64_t v) {
   int64_t p = 1;
   while (p < v) p *= 2;
+  return p;
+}
+int64_t floorPow2(int64_t v) {
+  int64_t p = 1;
+  while (p * 2 <= v) p *= 2;
   return p;
 }
 int64_t saturatingMultiply(int64_t a, int64_t b) {
@@ -55,15 +62,26 @@ std::string laneCombine(int lanes, const hw::HardwareProfile& p, Combiner c) {
   return within + fmt::format(", then {} SIMD-group partials through threadgroup memory", ceilDiv(lanes, p.simdWidth));
 }
 
+// Lanes that one 16-byte vector load each spreads over a full 128-byte line.
+constexpr int64_t kLineLanes = layout::kCoalescedRowBytes / layout::kMaxVectorBytes;
+
 struct StagePlanner {
   const hw::HardwareProfile& p;
   Combiner combiner;
+  const PlanTuning& tuning;
   std::vector<std::string>& decisions;
 
   int64_t wave() const { return waveThreads(p); }
   std::string waveText() const {
     return fmt::format("one wave of {} threads ({} cores x {} resident threads)", wave(), p.gpuCores,
                        p.maxResidentThreadsPerCore);
+  }
+  int64_t maxThreads() const { return floorPow2(std::min<int64_t>(p.maxThreadsPerThreadgroup, tuning.maxThreads)); }
+  // Partials per output when a stage is split: as many threadgroups as one
+  // wave holds (never a wave and a fraction: the fraction would run alone),
+  // at least two, at most one per sweep.
+  int64_t splitsFor(int64_t blocks, int64_t threadgroupSize, int64_t sweeps) const {
+    return std::clamp<int64_t>(waveThreadgroups(p, threadgroupSize) / blocks, 2, sweeps);
   }
 
   // Rows: `outputs` reductions of `reduce` elements each, contiguous along
@@ -78,68 +96,85 @@ struct StagePlanner {
     s.accumulatorBytes = accBytes;
     const int64_t vectors = reduce / vector;
     const int simd = p.simdWidth;
-    const int maxThreads = p.maxThreadsPerThreadgroup;
+    const int64_t most = maxThreads();
+    const int64_t rowLanes = nextPow2(vectors);  // one vector per lane covers the row
 
-    // 1. Lanes per output: enough that one sweep of the lanes reads the whole
-    // row, never more lanes than vectors. Short rows share a SIMD group
-    // (power-of-two lane groups, so a shuffle butterfly combines them); long
-    // rows take whole SIMD groups, up to a full threadgroup.
-    int64_t lanes;
-    if (vectors <= simd) {
-      lanes = nextPow2(vectors);
-      decisions.push_back(fmt::format("{}: {} vectors of {} per output fit in one SIMD group of {}: {} lanes per output",
-                                      stageName, vectors, vector, simd, lanes));
-    } else {
-      lanes = std::min<int64_t>(maxThreads, roundUp(vectors, simd));
-      decisions.push_back(fmt::format(
-          "{}: {} vectors of {} per output exceed a SIMD group: {} lanes per output ({} SIMD groups{})", stageName,
-          vectors, vector, lanes, lanes / simd, lanes == maxThreads ? ", the threadgroup limit" : ""));
-    }
+    // 1. Lanes per output (a power of two): enough that each reads about
+    // tuning.vectorsPerThread vectors, at least a 128-byte line's worth, and
+    // more while the outputs alone would leave the GPU short of one wave.
+    int64_t lanes = std::clamp(nextPow2(ceilDiv(vectors, tuning.vectorsPerThread)),
+                               std::min(rowLanes, kLineLanes), std::min(most, rowLanes));
+    const int64_t byWork = lanes;
+    while (saturatingMultiply(outputs, lanes) < wave() && lanes < std::min(most, rowLanes)) lanes *= 2;
+    decisions.push_back(
+        lanes == byWork
+            ? fmt::format("{}: {} vectors of {} per output: {} lane{} per output, about {} vectors each", stageName,
+                          vectors, vector, lanes, lanes == 1 ? "" : "s", ceilDiv(vectors, lanes))
+            : fmt::format("{}: {} vectors of {} per output: {} lanes per output (not {}: {} outputs x {} lanes would "
+                          "not fill {})",
+                          stageName, vectors, vector, lanes, byWork, outputs, byWork, waveText()));
     s.lanesPerOutput = static_cast<int>(lanes);
 
-    // 2. Split each output over several threadgroups (a second stage) only
-    // when the outputs alone leave the GPU short of one wave and the lanes
-    // would otherwise loop over their row.
-    s.splits = 1;
-    s.sweeps = ceilDiv(vectors, lanes);
-    const int64_t threads = saturatingMultiply(outputs, lanes);
-    if (allowSplit && threads < wave() && s.sweeps > 1) {
-      s.splits = std::min(ceilDiv(wave(), threads), s.sweeps);
-      decisions.push_back(fmt::format(
-          "{}: {} output{} x {} lanes = {} threads, less than {}: each output is split over {} threadgroups taking "
-          "turns over its {} sweeps; a second stage combines their partials",
-          stageName, outputs, outputs == 1 ? "" : "s", lanes, threads, waveText(), s.splits, s.sweeps));
-    } else if (allowSplit) {
-      decisions.push_back(threads >= wave()
-                              ? fmt::format("{}: {} outputs x {} lanes = {} threads fill {}: no second stage",
-                                            stageName, outputs, lanes, threads, waveText())
-                              : fmt::format("{}: the lanes read each output in {} sweep{}: no second stage",
-                                            stageName, s.sweeps, s.sweeps == 1 ? "" : "s"));
+    // 2. Independent loads per trip: along the row when the lanes are whole
+    // SIMD groups, else over several outputs per thread (short rows), as
+    // long as the threads still fill one wave.
+    if (lanes >= simd) {
+      s.vectorsPerTrip = static_cast<int>(std::min<int64_t>(tuning.loadsPerTrip, nextPow2(ceilDiv(vectors, lanes))));
+    } else {
+      const int64_t spare = saturatingMultiply(outputs, lanes) / wave();
+      s.outputsPerThread = static_cast<int>(std::clamp<int64_t>(floorPow2(std::max<int64_t>(1, spare)), 1,
+                                                                 tuning.loadsPerTrip));
     }
+    s.sweeps = ceilDiv(vectors, lanes * s.vectorsPerTrip);
+    decisions.push_back(s.outputsPerThread > 1
+                            ? fmt::format("{}: {} loads per trip: each thread reads {} outputs", stageName,
+                                          s.loadsPerTrip(), s.outputsPerThread)
+                            : fmt::format("{}: {} load{} per trip: each lane reads {} vector{} of its row per sweep, "
+                                          "{} sweep{}",
+                                          stageName, s.loadsPerTrip(), s.loadsPerTrip() == 1 ? "" : "s",
+                                          s.vectorsPerTrip, s.vectorsPerTrip == 1 ? "" : "s", s.sweeps,
+                                          s.sweeps == 1 ? "" : "s"));
 
-    // 3. Outputs per threadgroup: as many as fit (whole SIMD groups), halved
-    // while the grid would not fill one wave of threadgroups of that size,
-    // so that small problems still spread over every core.
-    int64_t most = std::max<int64_t>(1, maxThreads / lanes);
-    int64_t least = std::min(most, std::max<int64_t>(1, simd / lanes));
-    int64_t perGroup = most;
-    while (perGroup > least && ceilDiv(outputs, perGroup) * s.splits < waveThreadgroups(p, perGroup * lanes))
-      perGroup = std::max(least, perGroup / 2);
-    perGroup = std::min(perGroup, outputs);
-    s.outputsPerThreadgroup = perGroup;
-    s.threadsX = static_cast<int>(perGroup * lanes);
+    // 3. Output slots per threadgroup: as many as fit (whole SIMD groups),
+    // halved while the grid would not fill one wave of threadgroups of that
+    // size, so that small problems still spread over every core. A split
+    // stage keeps full threadgroups and adds splits instead.
+    const int64_t groups = ceilDiv(outputs, s.outputsPerThread);  // thread slots the outputs need
+    const bool split = allowSplit && saturatingMultiply(groups, lanes) < wave() && s.sweeps > 1;
+    const int64_t mostSlots = std::max<int64_t>(1, most / lanes);
+    const int64_t leastSlots = std::min(mostSlots, std::max<int64_t>(1, simd / lanes));
+    int64_t slots = mostSlots;
+    while (!split && slots > leastSlots && ceilDiv(groups, slots) < waveThreadgroups(p, slots * lanes))
+      slots = std::max(leastSlots, slots / 2);
+    slots = std::min(slots, groups);
+    s.outputsPerThreadgroup = slots * s.outputsPerThread;
+    s.threadsX = static_cast<int>(slots * lanes);
     s.threadsY = 1;
     s.threadgroupSize = s.threadsX;
     s.simdgroupsPerThreadgroup = static_cast<int>(ceilDiv(s.threadgroupSize, simd));
-    s.outputBlocks = ceilDiv(outputs, perGroup);
+    s.outputBlocks = ceilDiv(outputs, s.outputsPerThreadgroup);
+    s.splits = split ? splitsFor(s.outputBlocks, s.threadgroupSize, s.sweeps) : 1;
+    if (split)
+      decisions.push_back(fmt::format(
+          "{}: {} output{} x {} lanes = {} threads, less than {}: each output is split over {} threadgroups taking "
+          "turns over its {} sweeps (one wave of threadgroups); a second stage combines their partials",
+          stageName, outputs, outputs == 1 ? "" : "s", lanes, groups * lanes, waveText(), s.splits, s.sweeps));
+    else if (allowSplit)
+      decisions.push_back(saturatingMultiply(groups, lanes) >= wave()
+                              ? fmt::format("{}: {} thread slots x {} lanes = {} threads fill {}: no second stage",
+                                            stageName, groups, lanes, groups * lanes, waveText())
+                              : fmt::format("{}: the lanes read each output in {} sweep{}: no second stage",
+                                            stageName, s.sweeps, s.sweeps == 1 ? "" : "s"));
     s.threadgroups = s.outputBlocks * s.splits;
     s.iterations = ceilDiv(s.sweeps, s.splits);
-    s.elementsPerThread = s.iterations * vector;
-    s.threadgroupMemoryBytes = lanes > simd ? ceilDiv(lanes, simd) * perGroup * accBytes : 0;
+    s.elementsPerThread = s.iterations * s.loadsPerTrip() * vector;
+    s.threadgroupMemoryBytes = lanes > simd ? ceilDiv(lanes, simd) * s.outputsPerThreadgroup * accBytes : 0;
     s.combine = laneCombine(static_cast<int>(lanes), p, combiner);
-    decisions.push_back(fmt::format("{}: {} output{} x {} lanes = {} threads per threadgroup, {} threadgroup{}",
-                                    stageName, perGroup, perGroup == 1 ? "" : "s", lanes, s.threadgroupSize,
-                                    s.threadgroups, s.threadgroups == 1 ? "" : "s"));
+    decisions.push_back(fmt::format("{}: {} output{} ({} slot{} x {} lanes) = {} threads per threadgroup, {} "
+                                    "threadgroup{}",
+                                    stageName, s.outputsPerThreadgroup, s.outputsPerThreadgroup == 1 ? "" : "s",
+                                    slots, slots == 1 ? "" : "s", lanes, s.threadgroupSize, s.threadgroups,
+                                    s.threadgroups == 1 ? "" : "s"));
     return s;
   }
 
@@ -156,38 +191,46 @@ struct StagePlanner {
     s.vectorWidth = vector;
     s.accumulatorBytes = accBytes;
     const int simd = p.simdWidth;
+    const int64_t most = maxThreads();
 
-    // 1. Lanes along the outputs: one SIMD group's worth of vectors, fewer
-    // when the run is narrower.
-    const int64_t tx = std::min<int64_t>(simd, nextPow2(ceilDiv(inner, vector)));
+    // 1. Lanes along the outputs: the run's vectors, up to a threadgroup,
+    // fewer (down to a 128-byte line per row) while the output blocks would
+    // not give every core a threadgroup of the wave: more blocks then share
+    // the outputs instead of more splits, whose partials cost a second pass.
+    const int64_t runs = outputs / inner;
+    int64_t tx = std::min(most, nextPow2(ceilDiv(inner, vector)));
+    while (tx > kLineLanes && saturatingMultiply(runs, ceilDiv(inner, tx * vector)) < waveThreadgroups(p, most))
+      tx /= 2;
     // 2. Threads along the reduction: the rest of the threadgroup, as long
     // as every thread's accumulators fit in threadgroup memory for the final
     // combine, and never more rows than there are.
     const int64_t byMemory = p.threadgroupMemoryBytes / (tx * vector * accBytes);
-    const int64_t tyLimit = std::max<int64_t>(1, std::min<int64_t>(p.maxThreadsPerThreadgroup / tx, byMemory));
-    const int64_t ty = std::min(tyLimit, reduce);
+    const int64_t tyLimit = floorPow2(std::max<int64_t>(1, std::min<int64_t>(most / tx, byMemory)));
+    const int64_t ty = std::min(tyLimit, floorPow2(reduce));
     s.threadsX = static_cast<int>(tx);
     s.threadsY = static_cast<int>(ty);
     s.threadgroupSize = static_cast<int>(tx * ty);
     s.simdgroupsPerThreadgroup = static_cast<int>(ceilDiv(s.threadgroupSize, simd));
     s.outputsPerThreadgroup = tx * vector;
-    s.outputBlocks = (outputs / inner) * ceilDiv(inner, tx * vector);
+    s.outputBlocks = runs * ceilDiv(inner, tx * vector);
+    // 3. Independent loads per trip: each thread reads that many rows.
+    s.vectorsPerTrip = static_cast<int>(std::min<int64_t>(tuning.loadsPerTrip, nextPow2(ceilDiv(reduce, ty))));
+    s.sweeps = ceilDiv(reduce, ty * s.vectorsPerTrip);
     decisions.push_back(fmt::format(
         "{}: {} lane{} x {} outputs each along the contiguous run of {}; {} threads along the {} reduced rows (at "
-        "most {} within {} threads and {} bytes of threadgroup memory)",
-        stageName, tx, tx == 1 ? "" : "s", vector, inner, ty, reduce, tyLimit, p.maxThreadsPerThreadgroup,
-        p.threadgroupMemoryBytes));
+        "most {} within {} threads and {} bytes of threadgroup memory), {} row{} each per trip: {} sweep{}",
+        stageName, tx, tx == 1 ? "" : "s", vector, inner, ty, reduce, tyLimit, most, p.threadgroupMemoryBytes,
+        s.vectorsPerTrip, s.vectorsPerTrip == 1 ? "" : "s", s.sweeps, s.sweeps == 1 ? "" : "s"));
 
-    // 3. Split the rows over several threadgroups when the output blocks
+    // 4. Split the rows over several threadgroups when the output blocks
     // alone leave the GPU short of one wave.
     s.splits = 1;
-    s.sweeps = ceilDiv(reduce, ty);
     const int64_t threads = saturatingMultiply(s.outputBlocks, s.threadgroupSize);
     if (allowSplit && threads < wave() && s.sweeps > 1) {
-      s.splits = std::min(ceilDiv(wave(), threads), s.sweeps);
+      s.splits = splitsFor(s.outputBlocks, s.threadgroupSize, s.sweeps);
       decisions.push_back(fmt::format(
           "{}: {} output block{} x {} threads = {} threads, less than {}: the rows are split over {} threadgroups "
-          "taking turns over the {} sweeps; a second stage combines their partials",
+          "taking turns over the {} sweeps (one wave of threadgroups); a second stage combines their partials",
           stageName, s.outputBlocks, s.outputBlocks == 1 ? "" : "s", s.threadgroupSize, threads, waveText(), s.splits,
           s.sweeps));
     } else if (allowSplit) {
@@ -199,7 +242,7 @@ struct StagePlanner {
     }
     s.threadgroups = s.outputBlocks * s.splits;
     s.iterations = ceilDiv(s.sweeps, s.splits);
-    s.elementsPerThread = s.iterations * vector;
+    s.elementsPerThread = s.iterations * s.loadsPerTrip() * vector;
     s.threadgroupMemoryBytes = ty > 1 ? ty * tx * vector * accBytes : 0;
     s.combine = ty > 1 ? fmt::format("{} rows of accumulators combined through threadgroup memory", ty)
                        : "each thread reduces its outputs alone";
@@ -228,6 +271,45 @@ void checkDtype(ir::ScalarKind dtype, const hw::HardwareProfile& p) {
 }
 
 }  // namespace
+
+std::string PlanTuning::text() const {
+  return fmt::format("loads={},vectors={},threads={}", loadsPerTrip, vectorsPerThread, maxThreads);
+}
+
+PlanTuning parsePlanTuning(const std::string& text, const std::string& where) {
+  PlanTuning t;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    int* field = key == "loads" ? &t.loadsPerTrip : key == "vectors" ? &t.vectorsPerThread
+                                                  : key == "threads" ? &t.maxThreads
+                                                                     : nullptr;
+    if (!field)
+      throw CompileError(fmt::format("{}: unknown key '{}' (known: loads, vectors, threads)", where, key));
+    const int lo = key == "threads" ? 32 : 1, hi = key == "threads" ? 1024 : 64;
+    int value = 0;
+    const std::string digits = eq == std::string::npos ? "" : item.substr(eq + 1);
+    bool ok = !digits.empty() && digits.size() <= 5 &&
+              std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (ok) value = std::stoi(digits);
+    if (!ok || value < lo || value > hi || (value & (value - 1)) != 0)
+      throw CompileError(fmt::format("{}: '{}' needs a power of two from {} to {}, as in {}={}", where, item, lo, hi,
+                                     key, lo * 4 <= hi ? lo * 4 : lo));
+    *field = value;
+  }
+  return t;
+}
+
+PlanTuning planTuningFromEnvironment() {
+  const char* text = std::getenv("TMETAL_PLAN_TUNING");
+  return text ? parsePlanTuning(text, "TMETAL_PLAN_TUNING") : PlanTuning{};
+}
 
 int64_t waveThreads(const hw::HardwareProfile& p) {
   int64_t resident = p.maxResidentThreadsPerCore > 0 ? p.maxResidentThreadsPerCore : p.maxThreadsPerThreadgroup;
@@ -303,7 +385,9 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
 
   plan.accumulator = accumulatorKind(plan.combiner, plan.dtype);
   const int accBytes = accumulatorBytes(plan.combiner, plan.dtype, plan.reduceCount);
-  StagePlanner planner{profile, plan.combiner, plan.decisions};
+  plan.tuning = request.tuning;
+  plan.decisions.push_back("work per thread: " + plan.tuning.text() + " (docs/planner.md)");
+  StagePlanner planner{profile, plan.combiner, plan.tuning, plan.decisions};
 
   ReductionStage first =
       plan.kind == ReductionKind::Column
@@ -339,13 +423,15 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
       throw CompileError(fmt::format("the reduction needs {} threadgroups, more than one dispatch allows ({})",
                                      s.threadgroups, kMaxThreadgroupsPerDispatch));
 
-  // Bandwidth does not change the plan: one wave of threads, each with a
-  // 16-byte load in flight, covers peak bandwidth for any memory latency up
-  // to the figure below (microseconds, far above real DRAM latency on every
-  // profile). The decision trail shows the check.
-  const double inFlightBytes = double(waveThreads(profile)) * layout::kMaxVectorBytes;
+  // Bytes in flight: a wave of threads, each with its trip's loads issued
+  // before their first use. Little's law turns that into the memory latency
+  // peak bandwidth tolerates; the decision trail shows the figure.
+  const double inFlightBytes =
+      double(waveThreads(profile)) * plan.stages.front().loadsPerTrip() * layout::kMaxVectorBytes;
   plan.decisions.push_back(fmt::format(
-      "bandwidth: one wave keeps {} of 16-byte loads in flight, enough for {} GB/s up to a memory latency of {:.1f} us",
+      "bandwidth: one wave with {} 16-byte load{} per thread in flight holds {}, enough for {} GB/s up to a memory "
+      "latency of {:.1f} us",
+      plan.stages.front().loadsPerTrip(), plan.stages.front().loadsPerTrip() == 1 ? "" : "s",
       formatBytes(static_cast<int64_t>(inFlightBytes)), profile.dramBandwidthGBs,
       inFlightBytes / (profile.dramBandwidthGBs * 1e3)));
 

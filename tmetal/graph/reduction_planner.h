@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tmetal/graph/reduction_plan.h"
@@ -11,12 +12,18 @@
 
 namespace tmetal::graph {
 
+// The defaults with TMETAL_PLAN_TUNING applied. Throws CompileError naming the
+// variable for an unknown key or a value that is not a power of two in range.
+PlanTuning planTuningFromEnvironment();
+PlanTuning parsePlanTuning(const std::string& text, const std::string& where);
+
 struct ReductionRequest {
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  // in elements; empty means row-major contiguous
   std::vector<int> axes;         // sorted, unique, in range, non-empty
   ir::ScalarKind dtype = ir::ScalarKind::F32;
   Combiner combiner = Combiner::Sum;
+  PlanTuning tuning = planTuningFromEnvironment();
 };
 
 // Throws CompileError for a request it cannot plan (bad shape, strides or

@@ -222,8 +222,10 @@ class StageWriter {
 
   // Rows (ReductionStage::locate): program g serves output block g / splits
   // as split g % splits; tile row j is output block * outputs_per_block + j,
-  // tile column c is lane c / V, vector lane c % V; on trip i the lane reads
-  // vector (i * splits + split) * lanes + lane of its output's row.
+  // tile column c is vector c / V of the sweep, vector lane c % V; on trip i
+  // the tile reads vectors (i * splits + split) * sweep_vectors + c / V of its
+  // outputs' rows. The tile is sweep_vectors wide (lanes x loads per trip,
+  // powers of two), so every column is a real lane.
   void rows() {
     const std::vector<int64_t> tile{d_.tileRows, d_.tileColumns};
     Value* pid = b_.programId(0);
@@ -236,14 +238,13 @@ class StageWriter {
     const std::pair<Value*, Value*> laneAndVectorLane = vectorAndLane(b_.makeRange(0, d_.tileColumns));
     Value* lane = laneAndVectorLane.first;
     Value* vectorLane = laneAndVectorLane.second;
-    Value* laneValid = lessThan(lane, arg("lanes"));
     Value* firstVector = b_.expandDims(walk(outputs, "out", d_.outerWalkDims), 1);
     Value* outputValidColumn = b_.expandDims(outputValid, 1);
 
     std::vector<Value*> accumulated = accumulate(tile, [&](Value* i) {
       Value* sweep = op("arith.addi", op("arith.muli", i, arg("splits")), split);
-      Value* vector = op("arith.addi", op("arith.muli", sweep, arg("lanes")), lane);
-      Value* vectorValid = both(lessThan(vector, arg("row_vectors")), laneValid);
+      Value* vector = op("arith.addi", op("arith.muli", sweep, arg("sweep_vectors")), lane);
+      Value* vectorValid = lessThan(vector, arg("row_vectors"));
       Value* vectorOffsets = b_.expandDims(walk(vector, "red", d_.reduceWalkDims), 0);
       Value* offsets = op("arith.addi", firstVector, vectorOffsets);
       if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
@@ -260,7 +261,8 @@ class StageWriter {
   // g / splits as split g % splits; block b is run b / blocks_per_run and
   // covers lanes_x vectors of it from (b % blocks_per_run) * lanes_x; tile
   // column c is lane x = c / V, vector lane c % V; tile row y reads reduce
-  // row (i * splits + split) * threads_y + y on trip i.
+  // row (i * splits + split) * sweep_rows + y on trip i. The tile is
+  // sweep_rows tall (threads along the rows x loads per trip, powers of two).
   void columns() {
     const std::vector<int64_t> tile{d_.tileRows, d_.tileColumns};
     Value* pid = b_.programId(0);
@@ -277,13 +279,12 @@ class StageWriter {
     Value* outputs = op("arith.addi", op("arith.muli", run, arg("run_outputs")), column);
     Value* firstVector = b_.expandDims(op("arith.addi", columnVector, walk(run, "run", d_.outerWalkDims)), 0);
     Value* y = b_.makeRange(0, d_.tileRows);
-    Value* yValid = lessThan(y, arg("threads_y"));
     Value* columnValidRow = b_.expandDims(columnValid, 0);
 
     std::vector<Value*> accumulated = accumulate(tile, [&](Value* i) {
       Value* sweep = op("arith.addi", op("arith.muli", i, arg("splits")), split);
-      Value* row = op("arith.addi", op("arith.muli", sweep, arg("threads_y")), y);
-      Value* rowValid = both(lessThan(row, arg("reduce_rows")), yValid);
+      Value* row = op("arith.addi", op("arith.muli", sweep, arg("sweep_rows")), y);
+      Value* rowValid = lessThan(row, arg("reduce_rows"));
       Value* offsets = op("arith.addi", b_.expandDims(walk(row, "red", d_.reduceWalkDims), 1), firstVector);
       if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
       Value* mask = both(b_.expandDims(rowValid, 1), columnValidRow);
