@@ -187,7 +187,10 @@ TEST(CodegenMsl, SoftmaxReducesWithSimdFunctionsAndOneBarrierEach) {
   // combined by a 2-step shuffle butterfly, one per reduction.
   EXPECT_EQ(count(k.source, "simd_shuffle_xor("), 2u);
   EXPECT_NE(k.source.find("for (uint m = 1; m < 4; m *= 2)"), std::string::npos);
-  EXPECT_NE(k.source.find("precise::exp("), std::string::npos);
+  // tl.exp as Triton's GPU backends compute it: exp2 of x * log2(e).
+  EXPECT_NE(k.source.find("precise::exp2(("), std::string::npos);
+  EXPECT_NE(k.source.find(") * 1.442695f)"), std::string::npos);  // log2(e), the float nearest it
+  EXPECT_EQ(k.source.find("precise::exp("), std::string::npos);
 }
 
 TEST(CodegenMsl, RowReductionInsideSimdGroupsNeedsNoThreadgroupMemory) {

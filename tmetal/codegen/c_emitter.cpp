@@ -134,6 +134,10 @@ std::string CEmitter::floatLiteral(double v, ScalarKind k) const {
 
 std::string CEmitter::boolLiteral(bool v) const { return v ? "true" : "false"; }
 
+std::string CEmitter::floatDivide(const std::string& a, const std::string& b, ir::ScalarKind) const {
+  return a + " / " + b;
+}
+
 std::string CEmitter::convert(const std::string& expr, const std::string& toType) const {
   return toType + "(" + expr + ")";
 }

@@ -97,6 +97,9 @@ class CEmitter {
   // otherwise). `fast` asks for the fast variant where the target has one.
   virtual std::string mathCall(MathFn fn, const std::vector<std::string>& args, ir::ScalarKind k, bool fast) const = 0;
   virtual std::string minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const = 0;
+  // a / b for arith.divf of kind k: the `/` operator by default (Metal's
+  // float division is within 2.5 ulp, not correctly rounded).
+  virtual std::string floatDivide(const std::string& a, const std::string& b, ir::ScalarKind k) const;
   // Helper functions the math spellings rely on (erf for MSL); emitted once
   // before the kernel when used.
   virtual std::string mathHelpers(const std::vector<MathFn>& used) const = 0;

@@ -121,6 +121,18 @@ std::string KernelLowering::castExpr(const ir::Operation& op, const std::string&
 
 std::string KernelLowering::mathExpr(const ir::Operation& op, MathFn fn, const std::vector<std::string>& args) {
   ScalarKind k = kindOf(op.result(0)->type());
+  if (fn == MathFn::Exp && !options_.fastMath && k != ScalarKind::F64) {
+    // exp(x) = exp2(x * log2(e)), as Triton's GPU backends compute tl.exp:
+    // one multiply before the hardware's exp2 instead of a longer
+    // range-reduced sequence (within a few ulp for |x| of softmax inputs).
+    std::vector<std::string> scaled;
+    const bool wide = dialect_.mathNeedsFloat(k);
+    const std::string x = wide ? dialect_.convert(args[0], dialect_.scalarType(ScalarKind::F32)) : args[0];
+    scaled.push_back("(" + x + ") * " + dialect_.floatLiteral(1.4426950408889634, ScalarKind::F32));
+    if (std::find(mathUsed_.begin(), mathUsed_.end(), MathFn::Exp2) == mathUsed_.end()) mathUsed_.push_back(MathFn::Exp2);
+    std::string e = dialect_.mathCall(MathFn::Exp2, scaled, ScalarKind::F32, false);
+    return wide ? dialect_.convert(e, dialect_.scalarType(k)) : e;
+  }
   if (std::find(mathUsed_.begin(), mathUsed_.end(), fn) == mathUsed_.end()) mathUsed_.push_back(fn);
   if (!dialect_.mathNeedsFloat(k)) return dialect_.mathCall(fn, args, k, options_.fastMath);
   // Computed in float and rounded once, as Triton does for 16-bit floats.
@@ -170,7 +182,9 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
     case OpKind::ArithAddF: return fbin("+");
     case OpKind::ArithSubF: return fbin("-");
     case OpKind::ArithMulF: return fbin("*");
-    case OpKind::ArithDivF: return fbin("/");
+    case OpKind::ArithDivF:
+      if (rk == ScalarKind::BF16) return fbin("/");
+      return dialect_.floatDivide(a[0], a[1], rk);
     case OpKind::ArithRemF: {
       // fmod truncates like MLIR's remf; 16-bit floats go through float.
       if (rk == ScalarKind::F32) return "fmod(" + a[0] + ", " + a[1] + ")";

@@ -50,7 +50,7 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
   float shifted_7[4];
   for (int r = 0; r < 4; ++r) shifted_7[r] = x_5[r] - shifted;
   float numerator[4];
-  for (int r = 0; r < 4; ++r) numerator[r] = precise::exp(shifted_7[r]);
+  for (int r = 0; r < 4; ++r) numerator[r] = precise::exp2((shifted_7[r]) * 1.442695f);
   // 'tt.reduce' along axis 0 at tests/kernels/norms.py:21:25: 4 registers per thread
   float denominator = numerator[0];
   for (int k = 1; k < 4; ++k) denominator = denominator + numerator[k];
