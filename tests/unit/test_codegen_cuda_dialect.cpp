@@ -129,6 +129,7 @@ std::string exerciseEveryHook(const CudaDialect& d) {
   line("int pid = " + d.programIdExpr(0) + " + " + d.programIdExpr(1) + " + " + d.programIdExpr(2) + " + " +
        d.numProgramsExpr(0) + " + " + d.numProgramsExpr(2) + ";");
   line("*ip = pid + int(" + d.builtinName(codegen::Builtin::SimdGroupIndex) + ");");
+  line("acc_f32 = " + d.floatDivide("acc_f32", "3.0f", ScalarKind::F32) + ";");
   line("*fp = acc_f32 + float(acc_f64) + tg[0];");
 
   ir::Type f32Ptr = ir::Type::pointer(ir::Type::f32());
@@ -176,6 +177,13 @@ TEST(CudaDialect, TargetSpellings) {
   EXPECT_EQ(d.mathCall(MathFn::Exp, {"x"}, ScalarKind::F32, false), "expf(x)");
   EXPECT_EQ(d.mathCall(MathFn::Exp, {"x"}, ScalarKind::F32, true), "__expf(x)");
   EXPECT_EQ(d.mathCall(MathFn::Erf, {"x"}, ScalarKind::F32, false), "erff(x)");
+  // Float division at Metal's precision (div.full.f32), not IEEE's; the
+  // correctly rounded tt.precise_divf keeps __fdiv_rn.
+  EXPECT_EQ(d.floatDivide("a", "b", ScalarKind::F32), "tmetal_fdiv(a, b)");
+  EXPECT_EQ(d.floatDivide("a", "b", ScalarKind::F16), "a / b");
+  EXPECT_NE(d.filePrologue().find("div.full.f32"), std::string::npos);
+  EXPECT_EQ(d.mathCall(MathFn::Div, {"a", "b"}, ScalarKind::F32, false), "__fdiv_rn(a, b)");
+  EXPECT_EQ(codegen::MslDialect().floatDivide("a", "b", ScalarKind::F32), "a / b");
   EXPECT_EQ(d.atomicRmw(AtomicOp::Max, "p", "v", ScalarKind::I32), "atomicMax(p, v)");
   EXPECT_EQ(d.atomicRmw(AtomicOp::UMax, "p", "v", ScalarKind::I32), "int(atomicMax(reinterpret_cast<uint*>(p), uint(v)))");
   EXPECT_EQ(d.programIdExpr(1), "int(blockIdx.y)");
