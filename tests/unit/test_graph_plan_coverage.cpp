@@ -15,6 +15,7 @@
 #include <set>
 
 #include "tmetal/graph/reduction_planner.h"
+#include "tmetal/support/power_of_two.h"
 #include "tmetal/graph/tensor_checks.h"
 #include "tmetal/hw/hardware_profile.h"
 
@@ -126,22 +127,22 @@ void checkLaunch(const ReductionStage& s, const hw::HardwareProfile& p, const st
   ASSERT_EQ(s.threadgroups, s.outputBlocks * s.splits) << where;
   ASSERT_EQ(s.reduceCount % s.vectorWidth, s.shape == StageShape::Rows ? 0 : s.reduceCount % s.vectorWidth) << where;
   // The stage kernel's tile is a power of two of loads per trip.
-  ASSERT_EQ(s.loadsPerTrip() & (s.loadsPerTrip() - 1), 0) << where;
+  ASSERT_TRUE(isPowerOfTwo(s.loadsPerTrip())) << where;
   ASSERT_GE(s.loadsPerTrip(), 1) << where;
   ASSERT_EQ(s.iterations * s.loadsPerTrip() * s.vectorWidth, s.elementsPerThread) << where;
   if (s.shape == StageShape::Rows) {
     ASSERT_EQ(s.threadsX * s.outputsPerThread, s.outputsPerThreadgroup * s.lanesPerOutput) << where;
     // Lanes of one output form a power-of-two group: inside one SIMD group,
     // or whole SIMD groups, as the butterfly / threadgroup combine needs.
-    ASSERT_EQ(s.lanesPerOutput & (s.lanesPerOutput - 1), 0) << where;
+    ASSERT_TRUE(isPowerOfTwo(s.lanesPerOutput)) << where;
     // Loads go along the row only for whole SIMD groups of lanes, and over
     // several outputs only for shorter rows; never both.
     if (s.vectorsPerTrip > 1) ASSERT_GE(s.lanesPerOutput, p.simdWidth) << where;
     if (s.outputsPerThread > 1) ASSERT_LT(s.lanesPerOutput, p.simdWidth) << where;
   } else {
     ASSERT_EQ(s.outputsPerThread, 1) << where;
-    ASSERT_EQ(s.threadsX & (s.threadsX - 1), 0) << where;
-    ASSERT_EQ(s.threadsY & (s.threadsY - 1), 0) << where;
+    ASSERT_TRUE(isPowerOfTwo(s.threadsX)) << where;
+    ASSERT_TRUE(isPowerOfTwo(s.threadsY)) << where;
   }
 }
 

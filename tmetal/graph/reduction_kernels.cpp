@@ -9,6 +9,7 @@
 #include "tmetal/graph/reduction_inputs.h"
 #include "tmetal/graph/stage_kernel_builder.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::graph {
 
@@ -37,15 +38,10 @@ namespace {
 // about twice the largest real one, so the real ones stay below 2^30.
 constexpr int64_t kLargestIndex = int64_t{1} << 30;
 
-int64_t nextPow2(int64_t v) {
-  int64_t p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 void checkPowerOfTwo(int64_t v, const char* what) {
-  if (v < 1 || (v & (v - 1)) != 0)
+  if (!isPowerOfTwo(v))
     throw std::logic_error(std::string("reduction plan: ") + what + " is " + std::to_string(v) +
                            ", not a power of two the stage kernel's tile can hold");
 }
@@ -183,7 +179,7 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
   checkPowerOfTwo(stage.loadsPerTrip(), "loads per trip");
   if (stage.shape == StageShape::Rows) {
     const int64_t sweepVectors = int64_t(stage.lanesPerOutput) * stage.vectorsPerTrip;
-    d.tileRows = nextPow2(stage.outputsPerThreadgroup);
+    d.tileRows = nextPowerOfTwo(stage.outputsPerThreadgroup);
     d.tileColumns = sweepVectors * width;
     addScalar(scalars, "outputs_per_block", stage.outputsPerThreadgroup);
     addScalar(scalars, "sweep_vectors", sweepVectors);

@@ -10,23 +10,13 @@
 #include "tmetal/graph/tensor_checks.h"
 #include "tmetal/layout/blocked_layout_choice.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::graph {
 
 namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t roundUp(int64_t a, int64_t b) { return ceilDiv(a, b) * b; }
-int64_t nextPow2(int64_t v) {
-  int64_t p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-int64_t floorPow2(int64_t v) {
-  int64_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
-}
 int64_t saturatingMultiply(int64_t a, int64_t b) {
   int64_t r = checkedMultiply(a, b);
   return r < 0 ? std::numeric_limits<int64_t>::max() : r;
@@ -76,7 +66,7 @@ struct StagePlanner {
     return fmt::format("one wave of {} threads ({} cores x {} resident threads)", wave(), p.gpuCores,
                        p.maxResidentThreadsPerCore);
   }
-  int64_t maxThreads() const { return floorPow2(std::min<int64_t>(p.maxThreadsPerThreadgroup, tuning.maxThreads)); }
+  int64_t maxThreads() const { return floorPowerOfTwo(std::min<int64_t>(p.maxThreadsPerThreadgroup, tuning.maxThreads)); }
   // Partials per output when a stage is split: as many threadgroups as one
   // wave holds (never a wave and a fraction: the fraction would run alone),
   // at least two, at most one per sweep.
@@ -97,12 +87,12 @@ struct StagePlanner {
     const int64_t vectors = reduce / vector;
     const int simd = p.simdWidth;
     const int64_t most = maxThreads();
-    const int64_t rowLanes = nextPow2(vectors);  // one vector per lane covers the row
+    const int64_t rowLanes = nextPowerOfTwo(vectors);  // one vector per lane covers the row
 
     // 1. Lanes per output (a power of two): enough that each reads about
     // tuning.vectorsPerThread vectors, at least a 128-byte line's worth, and
     // more while the outputs alone would leave the GPU short of one wave.
-    int64_t lanes = std::clamp(nextPow2(ceilDiv(vectors, tuning.vectorsPerThread)),
+    int64_t lanes = std::clamp(nextPowerOfTwo(ceilDiv(vectors, tuning.vectorsPerThread)),
                                std::min(rowLanes, kLineLanes), std::min(most, rowLanes));
     const int64_t byWork = lanes;
     while (saturatingMultiply(outputs, lanes) < wave() && lanes < std::min(most, rowLanes)) lanes *= 2;
@@ -119,10 +109,10 @@ struct StagePlanner {
     // SIMD groups, else over several outputs per thread (short rows), as
     // long as the threads still fill one wave.
     if (lanes >= simd) {
-      s.vectorsPerTrip = static_cast<int>(std::min<int64_t>(tuning.loadsPerTrip, nextPow2(ceilDiv(vectors, lanes))));
+      s.vectorsPerTrip = static_cast<int>(std::min<int64_t>(tuning.loadsPerTrip, nextPowerOfTwo(ceilDiv(vectors, lanes))));
     } else {
       const int64_t spare = saturatingMultiply(outputs, lanes) / wave();
-      s.outputsPerThread = static_cast<int>(std::clamp<int64_t>(floorPow2(std::max<int64_t>(1, spare)), 1,
+      s.outputsPerThread = static_cast<int>(std::clamp<int64_t>(floorPowerOfTwo(std::max<int64_t>(1, spare)), 1,
                                                                  tuning.loadsPerTrip));
     }
     s.sweeps = ceilDiv(vectors, lanes * s.vectorsPerTrip);
@@ -198,15 +188,15 @@ struct StagePlanner {
     // not give every core a threadgroup of the wave: more blocks then share
     // the outputs instead of more splits, whose partials cost a second pass.
     const int64_t runs = outputs / inner;
-    int64_t tx = std::min(most, nextPow2(ceilDiv(inner, vector)));
+    int64_t tx = std::min(most, nextPowerOfTwo(ceilDiv(inner, vector)));
     while (tx > kLineLanes && saturatingMultiply(runs, ceilDiv(inner, tx * vector)) < waveThreadgroups(p, most))
       tx /= 2;
     // 2. Threads along the reduction: the rest of the threadgroup, as long
     // as every thread's accumulators fit in threadgroup memory for the final
     // combine, and never more rows than there are.
     const int64_t byMemory = p.threadgroupMemoryBytes / (tx * vector * accBytes);
-    const int64_t tyLimit = floorPow2(std::max<int64_t>(1, std::min<int64_t>(most / tx, byMemory)));
-    const int64_t ty = std::min(tyLimit, floorPow2(reduce));
+    const int64_t tyLimit = floorPowerOfTwo(std::max<int64_t>(1, std::min<int64_t>(most / tx, byMemory)));
+    const int64_t ty = std::min(tyLimit, floorPowerOfTwo(reduce));
     s.threadsX = static_cast<int>(tx);
     s.threadsY = static_cast<int>(ty);
     s.threadgroupSize = static_cast<int>(tx * ty);
@@ -214,7 +204,7 @@ struct StagePlanner {
     s.outputsPerThreadgroup = tx * vector;
     s.outputBlocks = runs * ceilDiv(inner, tx * vector);
     // 3. Independent loads per trip: each thread reads that many rows.
-    s.vectorsPerTrip = static_cast<int>(std::min<int64_t>(tuning.loadsPerTrip, nextPow2(ceilDiv(reduce, ty))));
+    s.vectorsPerTrip = static_cast<int>(std::min<int64_t>(tuning.loadsPerTrip, nextPowerOfTwo(ceilDiv(reduce, ty))));
     s.sweeps = ceilDiv(reduce, ty * s.vectorsPerTrip);
     decisions.push_back(fmt::format(
         "{}: {} lane{} x {} outputs each along the contiguous run of {}; {} threads along the {} reduced rows (at "
@@ -298,7 +288,7 @@ PlanTuning parsePlanTuning(const std::string& text, const std::string& where) {
     bool ok = !digits.empty() && digits.size() <= 5 &&
               std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (ok) value = std::stoi(digits);
-    if (!ok || value < lo || value > hi || (value & (value - 1)) != 0)
+    if (!ok || value < lo || value > hi || !isPowerOfTwo(value))
       throw CompileError(fmt::format("{}: '{}' needs a power of two from {} to {}, as in {}={}", where, item, lo, hi,
                                      key, lo * 4 <= hi ? lo * 4 : lo));
     *field = value;

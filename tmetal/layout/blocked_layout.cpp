@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::layout {
 
 namespace {
-bool isPowerOfTwo(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::string list(const std::vector<int>& v) {
   std::string s = "[";

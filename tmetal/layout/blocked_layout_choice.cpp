@@ -2,15 +2,12 @@
 
 #include <algorithm>
 
+#include "tmetal/support/power_of_two.h"
+
 namespace tmetal::layout {
 
 namespace {
 
-int floorPowerOfTwo(int64_t v) {
-  int p = 1;
-  while (static_cast<int64_t>(p) * 2 <= v) p *= 2;
-  return p;
-}
 
 // A layout being built: every parameter starts at 1.
 struct Builder {

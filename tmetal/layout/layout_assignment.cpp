@@ -5,6 +5,7 @@
 
 #include "tmetal/layout/layout_op_traits.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::layout {
 
@@ -23,11 +24,6 @@ int elementBytes(const ir::Type& t) {
   return std::max(1, e.bitWidth() / 8);
 }
 
-int floorPowerOfTwo(int64_t v) {
-  int p = 1;
-  while (static_cast<int64_t>(p) * 2 <= v) p *= 2;
-  return p;
-}
 
 using UseList = std::unordered_map<const ir::Value*, std::vector<std::pair<const ir::Operation*, size_t>>>;
 

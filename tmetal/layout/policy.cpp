@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::layout {
 
@@ -75,12 +76,6 @@ int vectorWidthFor(const TensorAccess& a, const PolicyChoice& c) {
   return width;
 }
 
-int64_t nextPow2(int64_t v) {
-  int64_t p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
-
 std::string dimsText(const std::vector<int>& dims) {
   std::string s;
   for (int d : dims) s += (s.empty() ? "" : ",") + std::to_string(d);
@@ -92,8 +87,8 @@ std::string dimsText(const std::vector<int>& dims) {
 // thread of a full threadgroup, and (c) lets the A and B tiles of one K step
 // (BK = one SIMD width of K) fit in threadgroup memory together.
 void chooseGemmTile(const GemmShape& g, int elementBytes, const hw::HardwareProfile& p, PolicyChoice& c) {
-  const int64_t bk = std::min<int64_t>(p.simdWidth, nextPow2(g.k));
-  int64_t tile = std::min(nextPow2(g.m), nextPow2(g.n));
+  const int64_t bk = std::min<int64_t>(p.simdWidth, nextPowerOfTwo(g.k));
+  int64_t tile = std::min(nextPowerOfTwo(g.m), nextPowerOfTwo(g.n));
   while (tile > 8 && (tile * tile > int64_t(p.maxThreadsPerThreadgroup) * 16 ||
                       2 * tile * bk * elementBytes > p.threadgroupMemoryBytes))
     tile /= 2;

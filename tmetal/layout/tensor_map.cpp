@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::layout {
 
 namespace {
-bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 std::string shapeStr(const std::vector<int64_t>& s) {
   std::string out;
