@@ -121,24 +121,22 @@ std::string KernelLowering::castExpr(const ir::Operation& op, const std::string&
 
 std::string KernelLowering::mathExpr(const ir::Operation& op, MathFn fn, const std::vector<std::string>& args) {
   ScalarKind k = kindOf(op.result(0)->type());
-  if (fn == MathFn::Exp && !options_.fastMath && k != ScalarKind::F64) {
+  // 16-bit floats are computed in float and rounded once, as Triton does.
+  const bool wide = dialect_.mathNeedsFloat(k);
+  const ScalarKind computed = wide ? ScalarKind::F32 : k;
+  std::vector<std::string> operands;
+  for (const std::string& a : args)
+    operands.push_back(wide ? dialect_.convert(a, dialect_.scalarType(ScalarKind::F32)) : a);
+  if (fn == MathFn::Exp && !options_.fastMath && computed == ScalarKind::F32) {
     // exp(x) = exp2(x * log2(e)), as Triton's GPU backends compute tl.exp:
     // one multiply before the hardware's exp2 instead of a longer
     // range-reduced sequence (within a few ulp for |x| of softmax inputs).
-    std::vector<std::string> scaled;
-    const bool wide = dialect_.mathNeedsFloat(k);
-    const std::string x = wide ? dialect_.convert(args[0], dialect_.scalarType(ScalarKind::F32)) : args[0];
-    scaled.push_back("(" + x + ") * " + dialect_.floatLiteral(1.4426950408889634, ScalarKind::F32));
-    if (std::find(mathUsed_.begin(), mathUsed_.end(), MathFn::Exp2) == mathUsed_.end()) mathUsed_.push_back(MathFn::Exp2);
-    std::string e = dialect_.mathCall(MathFn::Exp2, scaled, ScalarKind::F32, false);
-    return wide ? dialect_.convert(e, dialect_.scalarType(k)) : e;
+    operands = {"(" + operands[0] + ") * " + dialect_.floatLiteral(1.4426950408889634, ScalarKind::F32)};
+    fn = MathFn::Exp2;
   }
   if (std::find(mathUsed_.begin(), mathUsed_.end(), fn) == mathUsed_.end()) mathUsed_.push_back(fn);
-  if (!dialect_.mathNeedsFloat(k)) return dialect_.mathCall(fn, args, k, options_.fastMath);
-  // Computed in float and rounded once, as Triton does for 16-bit floats.
-  std::vector<std::string> wide;
-  for (const std::string& a : args) wide.push_back(dialect_.convert(a, dialect_.scalarType(ScalarKind::F32)));
-  return dialect_.convert(dialect_.mathCall(fn, wide, ScalarKind::F32, options_.fastMath), dialect_.scalarType(k));
+  const std::string result = dialect_.mathCall(fn, operands, computed, options_.fastMath);
+  return wide ? dialect_.convert(result, dialect_.scalarType(k)) : result;
 }
 
 std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vector<std::string>& a) {
