@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tmetal/ir/op_traits.h"
 #include "tmetal/layout/layout_op_traits.h"
 #include "tmetal/support/diagnostic.h"
 
@@ -235,7 +236,7 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
     case OpKind::TtAdvance:
       unsupported(op, "block pointers; run Triton's rewrite-tensor-pointer pass (make_ttir does) before tmetal");
     default:
-      if (op.numResults() == 1 && op.result(0)->type().isTensor() && layout::isElementwise(op.kind())) {
+      if (op.numResults() == 1 && op.result(0)->type().isTensor() && ir::isElementwise(op.kind())) {
         std::vector<const RegisterTensor*> operands;
         for (size_t i = 0; i < op.numOperands(); ++i)
           operands.push_back(op.operand(i)->type().isTensor() ? &operandTensor(op, i) : nullptr);

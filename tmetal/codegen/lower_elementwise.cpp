@@ -1,7 +1,7 @@
 // Elementwise ops on tensors (one statement per register, or a loop over
 // them) and ops on scalars (one statement).
 #include "tmetal/codegen/kernel_lowering.h"
-#include "tmetal/layout/layout_op_traits.h"
+#include "tmetal/ir/op_traits.h"
 
 namespace tmetal::codegen {
 
@@ -93,7 +93,7 @@ void KernelLowering::lowerScalarOp(const ir::Operation& op) {
     default:
       break;
   }
-  if (!layout::isElementwise(op.kind())) unsupported(op, "this op");
+  if (!ir::isElementwise(op.kind())) unsupported(op, "this op");
   std::vector<std::string> args;
   for (const ir::Value* o : op.operands()) args.push_back(scalarOf(o));
   std::string name = nameFor(v);

@@ -1,5 +1,6 @@
 #include "tmetal/interp/program_executor.h"
 
+#include "tmetal/ir/op_traits.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::interp {
@@ -11,77 +12,10 @@ ProgramExecutor::ProgramExecutor(std::vector<KernelArg>& args, std::array<int64_
     : args_(args), grid_(grid), programId_(programId), options_(options), callDepth_(callDepth) {}
 
 bool ProgramExecutor::isElementwise(OpKind kind) {
-  switch (kind) {
-    case OpKind::ArithAddI:
-    case OpKind::ArithSubI:
-    case OpKind::ArithMulI:
-    case OpKind::ArithDivSI:
-    case OpKind::ArithDivUI:
-    case OpKind::ArithCeilDivSI:
-    case OpKind::ArithFloorDivSI:
-    case OpKind::ArithRemSI:
-    case OpKind::ArithRemUI:
-    case OpKind::ArithAndI:
-    case OpKind::ArithOrI:
-    case OpKind::ArithXOrI:
-    case OpKind::ArithShLI:
-    case OpKind::ArithShRSI:
-    case OpKind::ArithShRUI:
-    case OpKind::ArithMaxSI:
-    case OpKind::ArithMinSI:
-    case OpKind::ArithMaxUI:
-    case OpKind::ArithMinUI:
-    case OpKind::ArithAddF:
-    case OpKind::ArithSubF:
-    case OpKind::ArithMulF:
-    case OpKind::ArithDivF:
-    case OpKind::ArithRemF:
-    case OpKind::ArithNegF:
-    case OpKind::ArithMaxNumF:
-    case OpKind::ArithMinNumF:
-    case OpKind::ArithMaximumF:
-    case OpKind::ArithMinimumF:
-    case OpKind::ArithCmpI:
-    case OpKind::ArithCmpF:
-    case OpKind::ArithSelect:
-    case OpKind::ArithExtSI:
-    case OpKind::ArithExtUI:
-    case OpKind::ArithTruncI:
-    case OpKind::ArithExtF:
-    case OpKind::ArithTruncF:
-    case OpKind::ArithSIToFP:
-    case OpKind::ArithUIToFP:
-    case OpKind::ArithFPToSI:
-    case OpKind::ArithFPToUI:
-    case OpKind::ArithBitcast:
-    case OpKind::ArithIndexCast:
-    case OpKind::MathExp:
-    case OpKind::MathExp2:
-    case OpKind::MathLog:
-    case OpKind::MathLog2:
-    case OpKind::MathSqrt:
-    case OpKind::MathRsqrt:
-    case OpKind::MathSin:
-    case OpKind::MathCos:
-    case OpKind::MathTanh:
-    case OpKind::MathErf:
-    case OpKind::MathAbsF:
-    case OpKind::MathAbsI:
-    case OpKind::MathFloor:
-    case OpKind::MathCeil:
-    case OpKind::MathFma:
-    case OpKind::TtBitcast:
-    case OpKind::TtIntToPtr:
-    case OpKind::TtPtrToInt:
-    case OpKind::TtFpToFp:
-    case OpKind::TtPreciseSqrt:
-    case OpKind::TtPreciseDivF:
-    case OpKind::TtClampF:
-    case OpKind::TtMulHiUI:
-      return true;
-    default:
-      return false;
-  }
+  // tt.addptr has its own case in runOp (pointer arithmetic on (buffer,
+  // offset) values); tt.extern_elementwise calls a library the interpreter
+  // does not have, and is refused as unsupported.
+  return ir::isElementwise(kind) && kind != OpKind::TtAddPtr && kind != OpKind::TtExternElementwise;
 }
 
 std::vector<RuntimeValue> ProgramExecutor::runFunction(const ir::Function& function,

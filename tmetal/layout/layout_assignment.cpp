@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "tmetal/ir/op_traits.h"
 #include "tmetal/layout/layout_op_traits.h"
 #include "tmetal/support/diagnostic.h"
 #include "tmetal/support/power_of_two.h"
@@ -83,7 +84,7 @@ class LayoutAssigner {
         OpKind k = user->kind();
         if (k == OpKind::TtReduce || k == OpKind::TtScan) {
           axes.insert(static_cast<int>(user->intAttr("axis")));
-        } else if (isElementwise(k)) {
+        } else if (ir::isElementwise(k)) {
           push(user->result(0));
         } else if (k == OpKind::ScfYield) {
           const ir::Operation* parent = user->parentBlock()->parentOp();
@@ -284,7 +285,7 @@ class LayoutAssigner {
       default:
         break;
     }
-    if (isElementwise(op.kind()) && op.numResults() == 1 && isTensor(op.result(0))) {
+    if (ir::isElementwise(op.kind()) && op.numResults() == 1 && isTensor(op.result(0))) {
       LayoutPtr l;
       for (const ir::Value* v : op.operands())
         if (!l && isTensor(v)) l = computedHome(v);
@@ -429,7 +430,7 @@ class LayoutAssigner {
       default:
         break;
     }
-    if (!isElementwise(def->kind()) || def->kind() == OpKind::TtExternElementwise) return false;
+    if (!ir::isElementwise(def->kind()) || def->kind() == OpKind::TtExternElementwise) return false;
     int computed = 0;
     for (const ir::Value* o : def->operands()) computed += isTensor(o) && !cheap(o);
     return computed == 1;

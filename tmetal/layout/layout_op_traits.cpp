@@ -1,32 +1,10 @@
 #include "tmetal/layout/layout_op_traits.h"
 
-#include <string>
+#include "tmetal/ir/op_traits.h"
 
 namespace tmetal::layout {
 
 using ir::OpKind;
-
-bool isElementwise(OpKind kind) {
-  switch (kind) {
-    case OpKind::ArithConstant:
-      return false;
-    case OpKind::TtAddPtr:
-    case OpKind::TtClampF:
-    case OpKind::TtPreciseSqrt:
-    case OpKind::TtPreciseDivF:
-    case OpKind::TtFpToFp:
-    case OpKind::TtBitcast:
-    case OpKind::TtIntToPtr:
-    case OpKind::TtPtrToInt:
-    case OpKind::TtMulHiUI:
-    case OpKind::TtExternElementwise:
-      return true;
-    default:
-      break;
-  }
-  std::string name = ir::opKindName(kind);
-  return name.rfind("arith.", 0) == 0 || name.rfind("math.", 0) == 0;
-}
 
 bool isRematerializableKind(OpKind kind) {
   switch (kind) {
@@ -39,7 +17,7 @@ bool isRematerializableKind(OpKind kind) {
     case OpKind::TtExternElementwise:
       return false;  // a call we know nothing about: compute it once
     default:
-      return isElementwise(kind);
+      return ir::isElementwise(kind);
   }
 }
 

@@ -1,0 +1,29 @@
+#include "tmetal/ir/op_traits.h"
+
+#include <string>
+
+namespace tmetal::ir {
+
+bool isElementwise(OpKind kind) {
+  switch (kind) {
+    case OpKind::ArithConstant:
+      return false;
+    case OpKind::TtAddPtr:
+    case OpKind::TtClampF:
+    case OpKind::TtPreciseSqrt:
+    case OpKind::TtPreciseDivF:
+    case OpKind::TtFpToFp:
+    case OpKind::TtBitcast:
+    case OpKind::TtIntToPtr:
+    case OpKind::TtPtrToInt:
+    case OpKind::TtMulHiUI:
+    case OpKind::TtExternElementwise:
+      return true;
+    default:
+      break;
+  }
+  std::string name = opKindName(kind);
+  return name.rfind("arith.", 0) == 0 || name.rfind("math.", 0) == 0;
+}
+
+}  // namespace tmetal::ir
