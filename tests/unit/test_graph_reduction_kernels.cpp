@@ -92,6 +92,15 @@ TEST(GraphIndexWalk, DropsUnitDimensionsAndMergesContiguousOnes) {
   EXPECT_EQ(simplifyWalk({1, 1}, {5, 7}).dims(), 0);
 }
 
+TEST(GraphIndexWalk, IncreasingWhenEachStrideClearsTheDimensionsInsideIt) {
+  EXPECT_TRUE(IndexWalk{}.increasing());
+  EXPECT_TRUE(simplifyWalk({3, 8}, {8, 1}).increasing());   // row-major
+  EXPECT_TRUE(simplifyWalk({3, 8}, {10, 1}).increasing());  // padded
+  EXPECT_FALSE(simplifyWalk({3, 8}, {7, 1}).increasing());  // index 7 (0, 7) = 7 = index 8 (1, 0)
+  EXPECT_FALSE(simplifyWalk({3, 8}, {1, 3}).increasing());  // permuted
+  EXPECT_FALSE(simplifyWalk({4}, {0}).increasing());        // broadcast
+}
+
 TEST(GraphIndexWalk, VectorUnitsFollowThePlansContract) {
   IndexWalk run = vectorizeRun(simplifyWalk({3, 8}, {16, 1}), 4);
   EXPECT_EQ(run.sizes, (std::vector<int64_t>{3, 2}));
@@ -403,6 +412,51 @@ TEST_P(GraphReductionOnDevices, MatchesTheHostReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PlannerKernels, GraphReductionOnDevices, testing::ValuesIn(cases()), caseName);
+
+// Stage 0 of argmax and argmin combines each accumulator in index order,
+// starting it empty as NaN (combiner_ir.h). Infinities are where that could
+// go wrong: the first -inf of an all -inf argmax (+inf of argmin) must win
+// over the empty accumulator, and over masked-off elements (the same -inf)
+// that follow it in the last, partial trip.
+TEST(GraphReductionKernels, ArgReductionsFindTheFirstInfinity) {
+  const Shape shapes[] = {kOneDTwoStages, kSkinnyColumns, kWideRows, kOddRows, {"odd_37x129_axis0", {37, 129}, {0}, {}}};
+  for (const Shape& shape : shapes) {
+    for (Combiner c : {Combiner::ArgMax, Combiner::ArgMin}) {
+      for (ScalarKind dtype : {ScalarKind::F32, ScalarKind::F16}) {
+        ReductionPlan p = plan(shape.shape, shape.axes, c, dtype);
+        const ReductionKernels kernels = buildReductionKernels(p);
+        ASSERT_NE(ttirOf(kernels.stages[0]).find(c == Combiner::ArgMax ? "cmpf oge" : "cmpf ole"), std::string::npos)
+            << "stage 0 combines in index order";
+        const double infinity = c == Combiner::ArgMax ? -INFINITY : INFINITY;
+        std::vector<uint8_t> input = makeReductionInput(p, 5);
+        const int64_t count = static_cast<int64_t>(input.size()) / scalarBytes(dtype);
+        // All infinite, then infinite but for ties of a finite value at every
+        // 97th element.
+        for (bool sparse : {false, true}) {
+          SCOPED_TRACE(std::string(shape.name) + " " + combinerName(c) + " " + ir::scalarName(dtype) +
+                       (sparse ? " sparse ties" : " all infinite"));
+          for (int64_t k = 0; k < count; ++k) writeElement(input, dtype, k, sparse && k % 97 == 3 ? 0.5 : infinity);
+          const ReductionReference reference = referenceReduction(p, input);
+          for (const char* device : {"interpreter", "emulator"}) {
+            SCOPED_TRACE(device);
+            const tools::ReductionRunBuffers out =
+                tools::runReductionKernels(kernels, input, tools::findDevice(device), deviceOptions());
+            EXPECT_EQ(compareWithReference(reference, out.output), std::nullopt);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GraphReductionKernels, ArgReductionsOfPermutedIndicesKeepTritonsCombiner) {
+  // The reduce order differs from the logical order the index counts in,
+  // so pairs meet out of index order and need the tie-breaking combiner.
+  ReductionPlan p = plan({6, 5, 8}, {0, 2}, Combiner::ArgMax, ScalarKind::F32, {1, 48, 6});
+  const std::string ttir = ttirOf(buildReductionKernels(p).stages[0]);
+  EXPECT_EQ(ttir.find("cmpf oge"), std::string::npos);
+  EXPECT_NE(ttir.find("cmpf ogt"), std::string::npos);
+}
 
 // ---------------------------------------------------------------- random problems
 

@@ -1,6 +1,8 @@
 #include "tmetal/graph/combiner_ir.h"
 
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace tmetal::graph {
 
@@ -98,6 +100,30 @@ std::vector<Value*> combineValues(ir::Builder& b, Combiner c, const std::vector<
     }
   }
   return {a};
+}
+
+bool combinesInIndexOrder(Combiner c, ScalarKind valueKind) {
+  return combinerCarriesIndex(c) && ir::isFloatKind(valueKind);
+}
+
+Attribute emptyInIndexOrder(ScalarKind valueKind) {
+  return Attribute::floating(std::numeric_limits<double>::quiet_NaN(), Type::scalar(valueKind));
+}
+
+std::vector<Value*> combineInIndexOrder(ir::Builder& b, Combiner c, const std::vector<Value*>& accumulated,
+                                        const std::vector<Value*>& next) {
+  if (!combinesInIndexOrder(c, accumulated[0]->type().elementOrSelf().scalarKind()))
+    throw std::logic_error(std::string("combining in index order: not an arg-reduction of floats: ") + combinerName(c));
+  Value* keep = b.cmpf(c == Combiner::ArgMax ? "oge" : "ole", accumulated[0], next[0]);
+  return {select(b, keep, accumulated[0], next[0]), select(b, keep, accumulated[1], next[1])};
+}
+
+std::vector<Value*> finishIndexOrder(ir::Builder& b, Combiner c, const std::vector<Value*>& accumulated) {
+  Value* values = accumulated[0];
+  Value* indices = accumulated[1];
+  Value* empty = b.cmpi("eq", indices, constantLike(b, Attribute::integer(kNoIndex), indices));
+  Value* identity = constantLike(b, combinerIdentity(c, values->type().elementOrSelf().scalarKind()), values);
+  return {select(b, empty, identity, values), indices};
 }
 
 ir::Operation* reduceOp(ir::Builder& b, Combiner c, const std::vector<Value*>& operands, int axis) {

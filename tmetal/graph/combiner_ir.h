@@ -38,6 +38,22 @@ ir::Value* toAccumulator(ir::Builder& b, Combiner c, ir::Value* input, ir::Scala
 std::vector<ir::Value*> combineValues(ir::Builder& b, Combiner c, const std::vector<ir::Value*>& accumulated,
                                       const std::vector<ir::Value*>& next);
 
+// argmax and argmin in index order. When each accumulator walks its reduce
+// indices upwards, with masked-off elements (the identity, no index) only
+// after the real ones, every pair `next` brings has a greater index than the
+// pairs accumulated, so Triton's combiner reduces to keep = accumulated >=
+// next (<= for argmin): an equal value keeps the earlier index. That is one
+// comparison instead of three and holds for NaNs too, save for the empty
+// accumulator, whose identity (-inf, no index) must lose to a real -inf. So
+// accumulators combined in index order start empty as (NaN, no index), which
+// loses every comparison, and finishIndexOrder() turns a still-empty one back
+// into the identity before the pairs meet in any other order.
+bool combinesInIndexOrder(Combiner c, ir::ScalarKind valueKind);  // arg-reductions of floats
+ir::Attribute emptyInIndexOrder(ir::ScalarKind valueKind);        // NaN
+std::vector<ir::Value*> combineInIndexOrder(ir::Builder& b, Combiner c, const std::vector<ir::Value*>& accumulated,
+                                            const std::vector<ir::Value*>& next);
+std::vector<ir::Value*> finishIndexOrder(ir::Builder& b, Combiner c, const std::vector<ir::Value*>& accumulated);
+
 // A tt.reduce of `operands` along `axis` with the combiner region of `c`.
 ir::Operation* reduceOp(ir::Builder& b, Combiner c, const std::vector<ir::Value*>& operands, int axis);
 

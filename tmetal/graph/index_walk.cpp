@@ -21,6 +21,15 @@ int64_t IndexWalk::apply(int64_t index) const {
   return offset;
 }
 
+bool IndexWalk::increasing() const {
+  int64_t innerSpan = 0;  // the largest offset of the dimensions inside d
+  for (int d = dims() - 1; d >= 0; --d) {
+    if (strides[d] <= innerSpan) return false;
+    innerSpan += (sizes[d] - 1) * strides[d];
+  }
+  return true;
+}
+
 IndexWalk simplifyWalk(std::vector<int64_t> sizes, std::vector<int64_t> strides) {
   IndexWalk walk;
   for (size_t d = 0; d < sizes.size(); ++d) {

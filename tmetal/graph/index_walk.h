@@ -22,6 +22,9 @@ struct IndexWalk {
   // outermost coordinate is index / (inner sizes) without a modulo, exactly
   // as the kernels compute it.
   int64_t apply(int64_t index) const;
+  // Whether apply() strictly increases with the index over [0, count()):
+  // every stride exceeds the largest offset the dimensions inside it reach.
+  bool increasing() const;
 };
 
 // The simplest walk equal to the given one for every index below the

@@ -169,6 +169,7 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
   d.reduceWalkDims = reduce.dims();
   d.positionWalkDims = last ? walks.positions.dims() : 0;
   d.indexWalkDims = first && d.carriesIndex() ? walks.indices.dims() : 0;
+  d.indicesIncrease = first && walks.indices.increasing();
 
   std::vector<StageScalar> scalars;
   addScalar(scalars, "n_outputs", stage.outputs);

@@ -152,9 +152,11 @@ class StageWriter {
   }
 
   // One loop trip's contribution: the elements (and indices) at `offsets`
-  // where `mask` holds, the identity elsewhere. `indexOf` gives the reduce
-  // index tensor for arg-reductions that read the input.
-  std::vector<Value*> read(Value* offsets, Value* mask, const std::function<Value*()>& indexOf) {
+  // where `mask` holds, the identity elsewhere. For arg-reductions reading
+  // the input, `indexOf` gives the reduce indices and `progress` the part of
+  // the mask that trips advance (the rest is constant per accumulator, whose
+  // result is then never stored, so its indices need not be masked).
+  std::vector<Value*> read(Value* offsets, Value* mask, Value* progress, const std::function<Value*()>& indexOf) {
     const std::vector<int64_t>& shape = offsets->type().shape();
     Value* values = b_.load(b_.addPtr(b_.splat(readBuffers_[0], shape), offsets), mask,
                             splatConstant(d_.readsInput ? inputIdentity(d_.combiner, d_.readKind)
@@ -162,20 +164,27 @@ class StageWriter {
                                           shape));
     if (d_.readsInput) values = toAccumulator(b_, d_.combiner, values, d_.accumulatorKind);
     if (!d_.carriesIndex()) return {values};
-    Value* noIndex = splatConstant(Attribute::integer(kNoIndex), shape);
-    Value* indices;
-    if (d_.readsInput) {
-      indices = b_.create1("arith.select", {mask, toShape(indexOf(), shape), noIndex}, noIndex->type());
-    } else {
-      indices = b_.load(b_.addPtr(b_.splat(readBuffers_[1], shape), offsets), mask, noIndex);
+    if (!d_.readsInput) {
+      Value* noIndex = splatConstant(Attribute::integer(kNoIndex), shape);
+      return {values, b_.load(b_.addPtr(b_.splat(readBuffers_[1], shape), offsets), mask, noIndex)};
     }
-    return {values, indices};
+    // Selected before the broadcast: one select per row (or column) of the
+    // tile rather than per element.
+    auto [valid, index] = match(progress, indexOf());
+    Value* noIndex = splatConstant(Attribute::integer(kNoIndex), index->type().shape());
+    return {values, toShape(b_.create1("arith.select", {valid, index, noIndex}, noIndex->type()), shape)};
   }
 
   // scf.for i in [0, iterations): accumulators = combine(accumulators, trip(i)).
+  // Trips advance each accumulator's reduce index and masks only ever turn
+  // off (row < reduce_rows, vector < row_vectors), so arg-reductions whose
+  // indices increase combine in index order.
   std::vector<Value*> accumulate(const std::vector<int64_t>& tile,
                                  const std::function<std::vector<Value*>(Value* trip)>& trip) {
-    std::vector<Value*> initial{splatConstant(combinerIdentity(d_.combiner, d_.accumulatorKind), tile)};
+    const bool inIndexOrder = d_.combinesInIndexOrder();
+    std::vector<Value*> initial{splatConstant(
+        inIndexOrder ? emptyInIndexOrder(d_.accumulatorKind) : combinerIdentity(d_.combiner, d_.accumulatorKind),
+        tile)};
     if (d_.carriesIndex()) initial.push_back(splatConstant(Attribute::integer(kNoIndex), tile));
     std::vector<Value*> operands{i32(0), arg("iterations"), i32(1)};
     std::vector<Type> types;
@@ -190,9 +199,12 @@ class StageWriter {
     for (Value* v : initial) carried.push_back(body->addArgument(v->type()));
     ir::Block* outer = b_.insertionBlock();
     b_.setInsertionBlock(body);
-    b_.create("scf.yield", combineValues(b_, d_.combiner, carried, trip(i)), {});
+    b_.create("scf.yield",
+              inIndexOrder ? combineInIndexOrder(b_, d_.combiner, carried, trip(i))
+                           : combineValues(b_, d_.combiner, carried, trip(i)),
+              {});
     b_.setInsertionBlock(outer);
-    return loop->results();
+    return inIndexOrder ? finishIndexOrder(b_, d_.combiner, loop->results()) : loop->results();
   }
 
   // Stores the reduced values of plan outputs `outputs` where `valid` holds:
@@ -249,7 +261,7 @@ class StageWriter {
       Value* offsets = op("arith.addi", firstVector, vectorOffsets);
       if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
       Value* mask = both(outputValidColumn, b_.expandDims(vectorValid, 0));
-      return read(offsets, mask, [&] {
+      return read(offsets, mask, b_.expandDims(vectorValid, 0), [&] {
         Value* reduceIndex = vectorLane ? elements(vector, vectorLane) : vector;
         return b_.expandDims(walk(reduceIndex, "idx", d_.indexWalkDims), 0);
       });
@@ -288,7 +300,8 @@ class StageWriter {
       Value* offsets = op("arith.addi", b_.expandDims(walk(row, "red", d_.reduceWalkDims), 1), firstVector);
       if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
       Value* mask = both(b_.expandDims(rowValid, 1), columnValidRow);
-      return read(offsets, mask, [&] { return b_.expandDims(walk(row, "idx", d_.indexWalkDims), 1); });
+      return read(offsets, mask, b_.expandDims(rowValid, 1),
+                  [&] { return b_.expandDims(walk(row, "idx", d_.indexWalkDims), 1); });
     });
     finish(reduceOp(b_, d_.combiner, accumulated, 0)->results(), outputs, columnValid, split);
   }

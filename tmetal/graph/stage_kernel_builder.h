@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "tmetal/graph/combiner_ir.h"
 #include "tmetal/graph/reduction_kernels.h"
 
 namespace tmetal::graph {
@@ -47,8 +48,15 @@ struct StageDesign {
   int reduceWalkDims = 0;  // `red`
   int positionWalkDims = 0;
   int indexWalkDims = 0;
+  // Stage 0 of an arg-reduction whose `idx` walk increases with the reduce
+  // index: each accumulator then meets its pairs in index order
+  // (combineInIndexOrder), since trips advance every slot's reduce index.
+  bool indicesIncrease = false;
 
   bool carriesIndex() const { return combinerCarriesIndex(combiner); }
+  bool combinesInIndexOrder() const {
+    return indicesIncrease && readsInput && graph::combinesInIndexOrder(combiner, accumulatorKind);
+  }
 };
 
 // The buffers, in argument order, a stage of this design takes.
