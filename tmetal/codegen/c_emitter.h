@@ -111,6 +111,8 @@ class CEmitter {
   virtual std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const = 0;
   virtual std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
                                   const std::vector<std::string>& components) const = 0;
+  // A vector value built from its components.
+  virtual std::string vectorOf(const std::string& vectorTypeName, const std::vector<std::string>& components) const = 0;
   virtual std::string vectorElement(const std::string& vec, int k) const = 0;
 
   // ---- SIMD group -------------------------------------------------------------

@@ -351,9 +351,13 @@ std::string CudaDialect::vectorLoad(const std::string& ptr, const std::string& v
 
 std::string CudaDialect::vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace,
                                      const std::vector<std::string>& components) const {
+  return "*reinterpret_cast<" + vectorTypeName + "*>(" + ptr + ") = " + vectorOf(vectorTypeName, components) + ";";
+}
+
+std::string CudaDialect::vectorOf(const std::string& vectorTypeName, const std::vector<std::string>& components) const {
   std::string v = vectorTypeName + "{";
   for (size_t i = 0; i < components.size(); ++i) v += (i ? ", " : "") + components[i];
-  return "*reinterpret_cast<" + vectorTypeName + "*>(" + ptr + ") = " + v + "};";
+  return v + "}";
 }
 
 std::string CudaDialect::vectorElement(const std::string& vec, int k) const {

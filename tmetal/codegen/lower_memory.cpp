@@ -158,18 +158,29 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
       if (ownBlock) body_.close();
       return;
     }
+    if (maskUniform) {
+      // The other values first, then the load over them when the mask
+      // holds: the elements are taken out of one vector on both paths, so
+      // the compiler needs no merge of two sets of elements (on NVIDIA,
+      // a byte permute per 16-bit element).
+      if (ownBlock) body_.open("");
+      std::vector<std::string> others;
+      for (int k = 0; k < width; ++k) others.push_back(other ? reg(*other, k) : zero);
+      const std::string t = "vec";
+      body_.line(vt + " " + t + " = " + dialect_.vectorOf(vt, spelling.components(others)) + ";");
+      body_.line("if (" + reg(*mask, 0) + ") " + t + " = " + dialect_.vectorLoad(p, vt, AddressSpace::Device) + ";");
+      for (int k = 0; k < width; ++k) body_.line(reg(out, k) + " = " + spelling.element(t, k) + ";");
+      if (ownBlock) body_.close();
+      return;
+    }
     std::string all = reg(*mask, 0);
-    if (!maskUniform)
-      for (int k = 1; k < width; ++k) all += " && " + reg(*mask, k);
+    for (int k = 1; k < width; ++k) all += " && " + reg(*mask, k);
     body_.open("if (" + all + ")");
     vectorPath();
     body_.continueBlock("else");
     for (int k = 0; k < width; ++k) {
       std::string o = other ? reg(*other, k) : zero;
-      if (maskUniform)
-        body_.line(reg(out, k) + " = " + o + ";");
-      else
-        body_.line(reg(out, k) + " = " + reg(*mask, k) + " ? " + read(reg(ptr, k)) + " : " + o + ";");
+      body_.line(reg(out, k) + " = " + reg(*mask, k) + " ? " + read(reg(ptr, k)) + " : " + o + ";");
     }
     body_.close();
   };

@@ -155,9 +155,14 @@ std::string MslDialect::vectorLoad(const std::string& ptr, const std::string& ve
 
 std::string MslDialect::vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
                                     const std::vector<std::string>& components) const {
+  return "*reinterpret_cast<" + addressSpace(space) + " " + vectorTypeName + "*>(" + ptr +
+         ") = " + vectorOf(vectorTypeName, components) + ";";
+}
+
+std::string MslDialect::vectorOf(const std::string& vectorTypeName, const std::vector<std::string>& components) const {
   std::string v = vectorTypeName + "(";
   for (size_t i = 0; i < components.size(); ++i) v += (i ? ", " : "") + components[i];
-  return "*reinterpret_cast<" + addressSpace(space) + " " + vectorTypeName + "*>(" + ptr + ") = " + v + ");";
+  return v + ")";
 }
 
 std::string MslDialect::vectorElement(const std::string& vec, int k) const {

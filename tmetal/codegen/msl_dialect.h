@@ -46,6 +46,7 @@ class MslDialect : public CEmitter {
   std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
   std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
                           const std::vector<std::string>& components) const override;
+  std::string vectorOf(const std::string& vectorTypeName, const std::vector<std::string>& components) const override;
   std::string vectorElement(const std::string& vec, int k) const override;
 
   bool hasSimdReduce(SimdOp op, ir::ScalarKind k) const override;

@@ -45,17 +45,13 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   int offsets_14[4];
   for (int r = 0; r < 4; ++r) offsets_14[r] = offsets_11 + cols[r];
   half x_17[4];
-  if (mask_10[0]) {
-    half4 vec = *reinterpret_cast<device half4*>(&x_ptr[offsets_14[0]]);
+  {
+    half4 vec = half4(half(0.0f), half(0.0f), half(0.0f), half(0.0f));
+    if (mask_10[0]) vec = *reinterpret_cast<device half4*>(&x_ptr[offsets_14[0]]);
     x_17[0] = vec.x;
     x_17[1] = vec.y;
     x_17[2] = vec.z;
     x_17[3] = vec.w;
-  } else {
-    x_17[0] = half(0.0f);
-    x_17[1] = half(0.0f);
-    x_17[2] = half(0.0f);
-    x_17[3] = half(0.0f);
   }
   float x_18[4];
   for (int r = 0; r < 4; ++r) x_18[r] = float(x_17[r]);
@@ -72,17 +68,13 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   bool w_26[4];
   for (int r = 0; r < 4; ++r) w_26[r] = cols[r] < n_cols;
   half w_29[4];
-  if (w_26[0]) {
-    half4 vec = *reinterpret_cast<device half4*>(&weight_ptr[cols[0]]);
+  {
+    half4 vec = half4(half(0.0f), half(0.0f), half(0.0f), half(0.0f));
+    if (w_26[0]) vec = *reinterpret_cast<device half4*>(&weight_ptr[cols[0]]);
     w_29[0] = vec.x;
     w_29[1] = vec.y;
     w_29[2] = vec.z;
     w_29[3] = vec.w;
-  } else {
-    w_29[0] = half(0.0f);
-    w_29[1] = half(0.0f);
-    w_29[2] = half(0.0f);
-    w_29[3] = half(0.0f);
   }
   float w_30[4];
   for (int r = 0; r < 4; ++r) w_30[r] = float(w_29[r]);
