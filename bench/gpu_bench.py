@@ -273,19 +273,25 @@ class TmetalCli:
         path.write_text(text)
         return path
 
-    def compile(self, ttir_path: Path, layout: str = "COALESCED", num_warps: int = 4) -> Compiled:
+    def compile(self, ttir_path: Path, layout: str = "COALESCED", num_warps: int = 4,
+                min_threadgroups_per_core: int = 0) -> Compiled:
         text = Path(ttir_path).read_text()
-        key = hashlib.sha256("\0".join([self._binary_key, text, layout, str(num_warps), self.hardware]).encode())
+        key = hashlib.sha256("\0".join([self._binary_key, text, layout, str(num_warps), self.hardware,
+                                        str(min_threadgroups_per_core)]).encode())
         key = key.hexdigest()[:20]
         if key in self._cache:
             return self._cache[key]
         stem = f"{Path(ttir_path).stem}.{layout.lower()}.w{num_warps}"
+        if min_threadgroups_per_core:
+            stem += f".m{min_threadgroups_per_core}"
         cu = self.work / "cuda" / f"{stem}.cu"
         meta = self.work / "cuda" / f"{stem}.json"
         argv = ["compile", str(ttir_path), "--target", "cuda", "--layout", layout.lower(), "--num-warps",
                 str(num_warps), "-o", str(cu), "--metadata", str(meta)]
         if self.hardware:
             argv += ["--hardware", self.hardware]
+        if min_threadgroups_per_core:
+            argv += ["--min-threadgroups-per-core", str(min_threadgroups_per_core)]
         self._run(argv, f"tmetal compile --layout {layout.lower()} --num-warps {num_warps}")
         compiled = Compiled(cu.read_text(), json.loads(meta.read_text()), cu)
         if compiled.metadata.get("target") != "cuda":
@@ -1008,7 +1014,8 @@ class GraphBench(Runner):
         stage_dir = self.work / "stages" / dtype
         compiled = []
         for s in desc["stages"]:
-            c = self.cli.compile(stage_dir / s["ttir"], "COALESCED", int(s["num_warps"]))
+            c = self.cli.compile(stage_dir / s["ttir"], "COALESCED", int(s["num_warps"]),
+                                 int(s.get("min_threadgroups_per_core", 0)))
             compiled.append((s, c))
         row["stages"] = [{"name": s["name"], "threadgroups": s["threadgroups"], "threads": c.threads}
                          for s, c in compiled]

@@ -33,6 +33,11 @@ void CodegenFlags::addTo(CLI::App* command) {
                       "hardware profile whose limits apply (see `tmetal hardware`); default: TMETAL_HARDWARE, else "
                       "the detected GPU, else the generic Apple profile");
   command->add_flag("--fast-math", fastMath, "use metal::fast math instead of Triton's precise math");
+  command->add_option("--min-threadgroups-per-core", minThreadgroupsPerCore,
+                      "threadgroups each GPU core should hold at once (cuda: __launch_bounds__'s minimum blocks per "
+                      "multiprocessor; metal: checked, no MSL equivalent); 0: the compiler's choice")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
 }
 
 codegen::CompileOptions CodegenFlags::toCompileOptions() const {
@@ -45,6 +50,7 @@ codegen::CompileOptions CodegenFlags::toCompileOptions() const {
   options.numWarps = numWarps;
   options.hardware = hw::selectHardware(hardware).profile;
   options.fastMath = fastMath;
+  options.minThreadgroupsPerCore = minThreadgroupsPerCore;
   return options;
 }
 

@@ -19,8 +19,10 @@ struct CodegenFlags {
   int numWarps = 4;
   std::string hardware;
   bool fastMath = false;
+  int minThreadgroupsPerCore = 0;
 
-  // Adds --layout, --num-warps, --hardware and --fast-math (not --target).
+  // Adds --layout, --num-warps, --hardware, --fast-math and
+  // --min-threadgroups-per-core (not --target).
   void addTo(CLI::App* command);
   // Throws CompileError for an unknown layout or hardware name.
   codegen::CompileOptions toCompileOptions() const;

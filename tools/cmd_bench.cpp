@@ -145,6 +145,7 @@ nlohmann::json stageJson(const graph::StageKernel& s, const std::string& ttirFil
   j["ttir"] = ttirFile;
   j["threadgroups"] = s.threadgroups;
   j["num_warps"] = s.numWarps;
+  j["min_threadgroups_per_core"] = s.minThreadgroupsPerCore;
   j["buffers"] = nlohmann::json::array();
   for (graph::StageBuffer b : s.buffers) j["buffers"].push_back(graph::stageBufferName(b));
   j["scalars"] = nlohmann::json::array();

@@ -36,6 +36,7 @@ ReductionRunBuffers runReductionKernels(const graph::ReductionKernels& kernels, 
     for (const graph::StageScalar& s : stage.scalars)
       args.push_back(ir::isFloatKind(s.kind) ? KernelArg::fromFloat(s.floatValue) : KernelArg::fromInt(s.intValue));
     options.codegen.numWarps = stage.numWarps;
+    options.codegen.minThreadgroupsPerCore = stage.minThreadgroupsPerCore;
     device(*stage.module, *stage.module->kernel(), args, Grid{stage.threadgroups, 1, 1}, options);
     for (size_t i = 0; i < stage.buffers.size(); ++i) buffers[stage.buffers[i]] = std::move(args[i].buffer);
   }

@@ -164,6 +164,11 @@ TEST(CudaDialect, KernelSignatureTakesPointersAndScalarsByValue) {
   EXPECT_EQ(s, head + "__half* x_ptr,\n" + pad + "schar* flags,\n" + pad + "int n,\n" + pad + "__nv_bfloat16 alpha)");
 }
 
+TEST(CudaDialect, ThreadgroupsPerCoreBecomeMinimumBlocks) {
+  EXPECT_EQ(CudaDialect(512, 2).kernelSignature("k", {}, {}), "extern \"C\" __global__ void __launch_bounds__(512, 2) k()");
+  EXPECT_EQ(CudaDialect(512, 0).kernelSignature("k", {}, {}), "extern \"C\" __global__ void __launch_bounds__(512) k()");
+}
+
 TEST(CudaDialect, TargetSpellings) {
   CudaDialect d(128);
   EXPECT_EQ(d.targetName(), "cuda");

@@ -147,6 +147,20 @@ TEST(CodegenErrors, TooManyThreadsPerThreadgroup) {
                          "Generic Apple GPU (M1-class baseline)");
 }
 
+TEST(CodegenErrors, MoreThreadgroupsPerCoreThanTheCoreHolds) {
+  codegen::CompileOptions metal;
+  metal.numWarps = 16;
+  metal.minThreadgroupsPerCore = 7;
+  EXPECT_EQ(compileError(kHistogram, metal).message(),
+            "cannot keep 7 threadgroups of 512 threads on one core of apple-generic, which holds 3072 threads");
+  codegen::CompileOptions cuda = metal;
+  cuda.target = "cuda";
+  cuda.hardware = hw::findHardwareProfile("h100");
+  cuda.minThreadgroupsPerCore = 5;
+  EXPECT_EQ(compileError(kHistogram, cuda).message(),
+            "cannot keep 5 threadgroups of 512 threads on one core of h100, which holds 2048 threads");
+}
+
 TEST(CodegenErrors, BadNumWarpsAndTargets) {
   codegen::CompileOptions warps;
   warps.numWarps = 3;

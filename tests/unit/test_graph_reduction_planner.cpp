@@ -75,6 +75,7 @@ TEST(GraphReductionPlanner, ShortRowsPackManyRowsPerThreadgroup) {
   EXPECT_EQ(s.iterations, 1);
   EXPECT_EQ(s.combine, "3-step shuffle-xor butterfly across 8 lanes");
   EXPECT_EQ(s.threadgroupMemoryBytes, 0);
+  EXPECT_EQ(s.minThreadgroupsPerCore, 0);  // rows leave it to the compiler
 }
 
 TEST(GraphReductionPlanner, SmallAllReduceIsOneThreadgroup) {
@@ -126,12 +127,16 @@ TEST(GraphReductionPlanner, ColumnsAndStridedInputs) {
   EXPECT_EQ(cols.stages[0].vectorWidth, 4);
   EXPECT_EQ(cols.stages[0].threadsY, 64);
   EXPECT_EQ(cols.stages[0].vectorsPerTrip, 2);
+  // Its 64 rows of threads combine through threadgroup memory: two
+  // threadgroups per core overlap that with loads.
+  EXPECT_EQ(cols.stages[0].minThreadgroupsPerCore, 2);
   // A wide run keeps its lanes: 512 lanes x 4 outputs, 2 rows per trip.
   ReductionPlan skinny = plan({32, 1 << 22}, {0}, "h200");
   EXPECT_FALSE(skinny.twoStage());
   EXPECT_EQ(skinny.stages[0].threadsX, 512);
   EXPECT_EQ(skinny.stages[0].threadsY, 1);
   EXPECT_EQ(skinny.stages[0].iterations, 16);
+  EXPECT_EQ(skinny.stages[0].minThreadgroupsPerCore, 0);  // no threadgroup-memory combine
   // Reducing the contiguous axis of a column-major buffer is a row reduction.
   EXPECT_EQ(plan({256, 4096}, {0}, "apple-generic", ir::ScalarKind::F32, Combiner::Sum, {1, 256}).kind,
             ReductionKind::Row);

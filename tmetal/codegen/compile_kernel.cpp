@@ -126,12 +126,18 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
     throw CompileError("hardware profile '" + profile.id + "' is not an Apple GPU; the metal target needs one");
   checkKernelFitsTarget(fn, profile, options.numWarps);
   if (measuredOn) checkKernelFitsTarget(fn, *measuredOn, options.numWarps);
+  const hw::HardwareProfile& runsOn = measuredOn ? *measuredOn : profile;
+  const int threads = options.numWarps * runsOn.simdWidth;
+  if (options.minThreadgroupsPerCore < 0 || int64_t(options.minThreadgroupsPerCore) * threads > runsOn.maxResidentThreadsPerCore)
+    throw CompileError("cannot keep " + std::to_string(options.minThreadgroupsPerCore) + " threadgroups of " +
+                       std::to_string(threads) + " threads on one core of " + runsOn.id + ", which holds " +
+                       std::to_string(runsOn.maxResidentThreadsPerCore) + " threads");
 
   analysis::AxisInfoAnalysis axis(fn);
   layout::LayoutAssignment layouts(fn, axis, {options.policy, options.numWarps});
   std::unique_ptr<CEmitter> dialectOwner;
   if (cuda)
-    dialectOwner = std::make_unique<CudaDialect>(options.numWarps * profile.simdWidth);
+    dialectOwner = std::make_unique<CudaDialect>(options.numWarps * profile.simdWidth, options.minThreadgroupsPerCore);
   else
     dialectOwner = std::make_unique<MslDialect>();
   const CEmitter& dialect = *dialectOwner;

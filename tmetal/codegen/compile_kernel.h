@@ -24,6 +24,12 @@ struct CompileOptions {
   std::optional<hw::HardwareProfile> hardware;
   // metal::fast instead of metal::precise math (Triton's default is precise).
   bool fastMath = false;
+  // Threadgroups each core should hold at once; 0 leaves it to the target's
+  // compiler. The CUDA dialect turns it into __launch_bounds__'s minimum
+  // blocks per multiprocessor, which caps the registers per thread; MSL has
+  // no such hint (the Apple compiler always chooses), so the metal target
+  // checks it and otherwise ignores it.
+  int minThreadgroupsPerCore = 0;
 };
 
 struct CompiledKernel {

@@ -218,8 +218,9 @@ std::vector<std::string> CudaDialect::reservedNames() const {
 
 std::string CudaDialect::kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
                                          const std::vector<Builtin>&) const {
-  std::string head = "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threadsPerThreadgroup_) + ") " +
-                     name + "(";
+  std::string bounds = std::to_string(threadsPerThreadgroup_);
+  if (minThreadgroupsPerCore_ > 0) bounds += ", " + std::to_string(minThreadgroupsPerCore_);
+  std::string head = "extern \"C\" __global__ void __launch_bounds__(" + bounds + ") " + name + "(";
   std::string pad(head.size(), ' ');
   std::string out = head;
   for (size_t i = 0; i < params.size(); ++i) {

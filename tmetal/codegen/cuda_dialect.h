@@ -24,7 +24,10 @@ class CudaDialect : public CEmitter {
  public:
   // `threadsPerThreadgroup` becomes the kernel's __launch_bounds__, which
   // lets the compiler budget registers for the block size actually launched.
-  explicit CudaDialect(int threadsPerThreadgroup) : threadsPerThreadgroup_(threadsPerThreadgroup) {}
+  // minThreadgroupsPerCore > 0 becomes __launch_bounds__'s minimum blocks
+  // per multiprocessor (CompileOptions).
+  explicit CudaDialect(int threadsPerThreadgroup, int minThreadgroupsPerCore = 0)
+      : threadsPerThreadgroup_(threadsPerThreadgroup), minThreadgroupsPerCore_(minThreadgroupsPerCore) {}
 
   std::string targetName() const override { return "cuda"; }
   std::string filePrologue() const override;
@@ -87,6 +90,7 @@ class CudaDialect : public CEmitter {
   std::string shuffle(const std::string& fn, const std::string& x, ir::ScalarKind k, const std::string& arg) const;
 
   int threadsPerThreadgroup_;
+  int minThreadgroupsPerCore_;
 };
 
 }  // namespace tmetal::codegen

@@ -230,6 +230,7 @@ json stageToJson(const ReductionStage& s) {
               {"iterations", s.iterations},
               {"elements_per_thread", s.elementsPerThread},
               {"accumulator_bytes", s.accumulatorBytes},
+              {"min_threadgroups_per_core", s.minThreadgroupsPerCore},
               // The planner's intent; what the compiled kernel does is in the
               // stage's "compiled" object (added by analysisToJson).
               {"planned_threadgroup_memory_bytes", s.threadgroupMemoryBytes},

@@ -214,6 +214,7 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
   // groups; the code generator takes powers of two up to 32.
   const int64_t threads = d.tileRows * d.tileColumns / (int64_t(width) * stage.loadsPerTrip());
   k.numWarps = static_cast<int>(std::clamp<int64_t>(threads / 32, 1, 32));
+  k.minThreadgroupsPerCore = stage.minThreadgroupsPerCore;
   return k;
 }
 

@@ -96,6 +96,9 @@ struct ReductionStage {
   int accumulatorBytes = 0;
   int64_t threadgroupMemoryBytes = 0;  // for combining threads of one threadgroup
   std::string combine;                 // how the threads of one output combine, in words
+  // Threadgroups each core should hold at once (codegen::CompileOptions);
+  // 0: the compiler's choice.
+  int minThreadgroupsPerCore = 0;
 
   // Independent vector loads per thread per loop trip.
   int loadsPerTrip() const { return vectorsPerTrip * outputsPerThread; }

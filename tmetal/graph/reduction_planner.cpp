@@ -236,6 +236,18 @@ struct StagePlanner {
     s.threadgroupMemoryBytes = ty > 1 ? ty * tx * vector * accBytes : 0;
     s.combine = ty > 1 ? fmt::format("{} rows of accumulators combined through threadgroup memory", ty)
                        : "each thread reduces its outputs alone";
+    // 5. Two threadgroups per core: the combine through threadgroup memory
+    // ends every threadgroup behind barriers, and a second one resident
+    // keeps loads in flight meanwhile. Left alone, NVIDIA's compiler spends
+    // registers until one 512-thread threadgroup fills a core (83 per
+    // thread for float16 argmax); the hint caps them (docs/planner.md).
+    const int resident = p.maxResidentThreadsPerCore;
+    if (ty > 1 && resident >= 2 * s.threadgroupSize) {
+      s.minThreadgroupsPerCore = 2;
+      decisions.push_back(fmt::format("{}: at least 2 threadgroups per core, so that one's loads overlap the other's "
+                                      "combine through threadgroup memory",
+                                      stageName));
+    }
     decisions.push_back(fmt::format("{}: {} x {} = {} threads per threadgroup, {} threadgroup{}", stageName, tx, ty,
                                     s.threadgroupSize, s.threadgroups, s.threadgroups == 1 ? "" : "s"));
     return s;
