@@ -147,36 +147,34 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   // loop expression or a number); `reg(k)` names register first + k of a tensor.
   auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg, bool ownBlock) {
     std::string p = reg(ptr, 0);
-    auto vectorPath = [&]() {
+    // vec = the load; under a uniform mask, vec = the other values first and
+    // the load over them when the mask holds, so that the elements are taken
+    // out of one vector on both paths (the compiler needs no merge of two
+    // sets of elements: on NVIDIA, a byte permute per 16-bit element).
+    auto vectorPath = [&](const std::string* uniformMask) {
       const std::string t = "vec";  // block-local, reserved: no value takes this name
-      body_.line(vt + " " + t + " = " + dialect_.vectorLoad(p, vt, AddressSpace::Device) + ";");
+      const std::string load = dialect_.vectorLoad(p, vt, AddressSpace::Device);
+      if (uniformMask) {
+        std::vector<std::string> others;
+        for (int k = 0; k < width; ++k) others.push_back(other ? reg(*other, k) : zero);
+        body_.line(vt + " " + t + " = " + dialect_.vectorOf(vt, spelling.components(others)) + ";");
+        body_.line("if (" + *uniformMask + ") " + t + " = " + load + ";");
+      } else {
+        body_.line(vt + " " + t + " = " + load + ";");
+      }
       for (int k = 0; k < width; ++k) body_.line(reg(out, k) + " = " + spelling.element(t, k) + ";");
     };
-    if (!mask) {
+    if (!mask || maskUniform) {
+      const std::string first = mask ? reg(*mask, 0) : std::string();
       if (ownBlock) body_.open("");
-      vectorPath();
-      if (ownBlock) body_.close();
-      return;
-    }
-    if (maskUniform) {
-      // The other values first, then the load over them when the mask
-      // holds: the elements are taken out of one vector on both paths, so
-      // the compiler needs no merge of two sets of elements (on NVIDIA,
-      // a byte permute per 16-bit element).
-      if (ownBlock) body_.open("");
-      std::vector<std::string> others;
-      for (int k = 0; k < width; ++k) others.push_back(other ? reg(*other, k) : zero);
-      const std::string t = "vec";
-      body_.line(vt + " " + t + " = " + dialect_.vectorOf(vt, spelling.components(others)) + ";");
-      body_.line("if (" + reg(*mask, 0) + ") " + t + " = " + dialect_.vectorLoad(p, vt, AddressSpace::Device) + ";");
-      for (int k = 0; k < width; ++k) body_.line(reg(out, k) + " = " + spelling.element(t, k) + ";");
+      vectorPath(mask ? &first : nullptr);
       if (ownBlock) body_.close();
       return;
     }
     std::string all = reg(*mask, 0);
     for (int k = 1; k < width; ++k) all += " && " + reg(*mask, k);
     body_.open("if (" + all + ")");
-    vectorPath();
+    vectorPath(nullptr);
     body_.continueBlock("else");
     for (int k = 0; k < width; ++k) {
       std::string o = other ? reg(*other, k) : zero;
