@@ -16,8 +16,11 @@ ENV = {"device": "NVIDIA H100 80GB HBM3", "date": "2025-01-02T03:04:05Z", "commi
        "torch_cuda": "12.8", "nvrtc": "13.0", "torch": "2.11.0", "triton": "3.6.0", "cupy": "13.6.0"}
 
 
+TIMING = "torch CUDA events, median; before each run the L2 is flushed clean"
+
+
 def _doc(benchmark: str, rows: list) -> dict:
-    return {"benchmark": benchmark, "schema_version": 1, "environment": ENV, "settings": {"hardware_profile": "h100"},
+    return {"benchmark": benchmark, "schema_version": 1, "environment": ENV, "settings": {"hardware_profile": "h100", "timing": TIMING},
             "copy_bandwidth_gbs": 2957.4, "results": rows, "summary": {}}
 
 
@@ -85,7 +88,8 @@ SUITE = _doc("suite", [
 
 ENV_LINE = ("Measured on NVIDIA H100 80GB HBM3, 2025-01-02, tmetal abc1234; CUDA driver 13.0, torch CUDA 12.8, "
             "NVRTC 13.0, torch 2.11.0, Triton 3.6.0, CuPy 13.6.0. Device-to-device copy: 2957 GB/s (read + write); "
-            "tmetal hardware profile h100.")
+            "tmetal hardware profile h100. Timing: torch CUDA events, median; before each run the L2 is flushed "
+            "clean.")
 
 EXPECTED_LAYOUTS = f"""### Layout policies: row sum
 

@@ -137,6 +137,21 @@ TEST(GraphReductionPlanner, ColumnsAndStridedInputs) {
   EXPECT_EQ(skinny.stages[0].threadsY, 1);
   EXPECT_EQ(skinny.stages[0].iterations, 16);
   EXPECT_EQ(skinny.stages[0].minThreadgroupsPerCore, 0);  // no threadgroup-memory combine
+  // The tuning's resident=N overrides the rule for the first stage only,
+  // within what a core can hold (2048 threads on an H200: 4 of 512).
+  PlanTuning resident;
+  resident.residentThreadgroups = 3;
+  ReductionPlan asked = planReduction({{32, 1 << 22}, {}, {1}, ir::ScalarKind::F32, Combiner::Sum, resident},
+                                      profile("h200"));
+  ASSERT_TRUE(asked.twoStage());
+  EXPECT_EQ(asked.stages[0].minThreadgroupsPerCore, 3);
+  EXPECT_EQ(asked.stages[1].minThreadgroupsPerCore, 0);
+  EXPECT_EQ(asked.tuning.text(), "loads=2,vectors=8,threads=512,resident=3");
+  resident.residentThreadgroups = 32;
+  EXPECT_EQ(planReduction({{32, 1 << 22}, {}, {1}, ir::ScalarKind::F32, Combiner::Sum, resident}, profile("h200"))
+                .stages[0]
+                .minThreadgroupsPerCore,
+            4);
   // Reducing the contiguous axis of a column-major buffer is a row reduction.
   EXPECT_EQ(plan({256, 4096}, {0}, "apple-generic", ir::ScalarKind::F32, Combiner::Sum, {1, 256}).kind,
             ReductionKind::Row);

@@ -60,8 +60,11 @@ struct PlanTuning {
   int loadsPerTrip = 2;       // "loads": independent vector loads per thread per loop trip
   int vectorsPerThread = 8;   // "vectors": vectors a lane of a long row reads before more lanes join it
   int maxThreads = 512;       // "threads": threads per threadgroup at most (the profile's limit also applies)
+  // "resident": threadgroups per core the first stage asks for (what a core
+  // can hold at most); 0: the planner's rule.
+  int residentThreadgroups = 0;
 
-  std::string text() const;  // "loads=2,vectors=8,threads=512"
+  std::string text() const;  // "loads=2,vectors=8,threads=512" (and ",resident=N" when set)
 };
 
 // One element a thread reads: which output, which reduce index of this

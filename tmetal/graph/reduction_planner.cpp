@@ -275,7 +275,9 @@ void checkDtype(ir::ScalarKind dtype, const hw::HardwareProfile& p) {
 }  // namespace
 
 std::string PlanTuning::text() const {
-  return fmt::format("loads={},vectors={},threads={}", loadsPerTrip, vectorsPerThread, maxThreads);
+  std::string text = fmt::format("loads={},vectors={},threads={}", loadsPerTrip, vectorsPerThread, maxThreads);
+  if (residentThreadgroups > 0) text += fmt::format(",resident={}", residentThreadgroups);
+  return text;
 }
 
 PlanTuning parsePlanTuning(const std::string& text, const std::string& where) {
@@ -289,20 +291,29 @@ PlanTuning parsePlanTuning(const std::string& text, const std::string& where) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq);
-    int* field = key == "loads" ? &t.loadsPerTrip : key == "vectors" ? &t.vectorsPerThread
-                                                  : key == "threads" ? &t.maxThreads
-                                                                     : nullptr;
+    int* field = key == "loads"      ? &t.loadsPerTrip
+                 : key == "vectors"  ? &t.vectorsPerThread
+                 : key == "threads"  ? &t.maxThreads
+                 : key == "resident" ? &t.residentThreadgroups
+                                     : nullptr;
     if (!field)
-      throw CompileError(fmt::format("{}: unknown key '{}' (known: loads, vectors, threads)", where, key));
-    const int lo = key == "threads" ? 32 : 1, hi = key == "threads" ? 1024 : 64;
+      throw CompileError(fmt::format("{}: unknown key '{}' (known: loads, vectors, threads, resident)", where, key));
     int value = 0;
     const std::string digits = eq == std::string::npos ? "" : item.substr(eq + 1);
     bool ok = !digits.empty() && digits.size() <= 5 &&
               std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (ok) value = std::stoi(digits);
-    if (!ok || value < lo || value > hi || !isPowerOfTwo(value))
-      throw CompileError(fmt::format("{}: '{}' needs a power of two from {} to {}, as in {}={}", where, item, lo, hi,
-                                     key, lo * 4 <= hi ? lo * 4 : lo));
+    if (key == "resident") {  // any count: a core holds 3 threadgroups of 512 as well as 2 or 4
+      if (!ok || value > 32)
+        throw CompileError(fmt::format("{}: '{}' needs a count of threadgroups per core from 0 (the planner's rule) "
+                                       "to 32, as in resident=4",
+                                       where, item));
+    } else {
+      const int lo = key == "threads" ? 32 : 1, hi = key == "threads" ? 1024 : 64;
+      if (!ok || value < lo || value > hi || !isPowerOfTwo(value))
+        throw CompileError(fmt::format("{}: '{}' needs a power of two from {} to {}, as in {}={}", where, item, lo, hi,
+                                       key, lo * 4 <= hi ? lo * 4 : lo));
+    }
     *field = value;
   }
   return t;
@@ -397,6 +408,14 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
                             "stage 1")
           : planner.rows(plan.outputCount, plan.reduceCount, vector, accBytes, true, "stage 1");
   first.kernel = stage0Kernel(plan.kind, first, profile);
+  if (plan.tuning.residentThreadgroups > 0) {
+    const int most = std::max(1, profile.maxResidentThreadsPerCore / first.threadgroupSize);
+    first.minThreadgroupsPerCore = std::min(plan.tuning.residentThreadgroups, most);
+    plan.decisions.push_back(fmt::format("stage 1: {} threadgroup{} per core, as the tuning asks (resident={}; a core "
+                                         "holds at most {} of {} threads)",
+                                         first.minThreadgroupsPerCore, first.minThreadgroupsPerCore == 1 ? "" : "s",
+                                         plan.tuning.residentThreadgroups, most, first.threadgroupSize));
+  }
   plan.stages.push_back(first);
 
   if (first.splits > 1) {
