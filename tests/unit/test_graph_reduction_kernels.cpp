@@ -52,6 +52,11 @@ ReductionPlan plan(std::vector<int64_t> shape, std::vector<int> axes, Combiner c
 }
 
 std::string ttirOf(const StageKernel& k) { return ir::printModule(*k.module, ir::PrintOptions{false}); }
+// Whether the kernel's body (past the tt.func line) names `argument`.
+bool bodyUses(const std::string& ttir, const std::string& argument) {
+  const size_t body = ttir.find('\n', ttir.find("tt.func"));
+  return body != std::string::npos && ttir.find(argument, body) != std::string::npos;
+}
 
 const StageScalar& scalar(const StageKernel& k, const std::string& name) {
   for (const StageScalar& s : k.scalars)
@@ -456,6 +461,16 @@ TEST(GraphReductionKernels, ArgReductionsOfPermutedIndicesKeepTritonsCombiner) {
   const std::string ttir = ttirOf(buildReductionKernels(p).stages[0]);
   EXPECT_EQ(ttir.find("cmpf oge"), std::string::npos);
   EXPECT_NE(ttir.find("cmpf ogt"), std::string::npos);
+  EXPECT_TRUE(bodyUses(ttir, "%idx_stride_"));  // the index walk's strides (not 1) stay arguments
+}
+
+TEST(GraphReductionKernels, UnitStridesAreFoldedLikeTritonsSpecialization) {
+  // Contiguous rows: the index and element walks step by 1, so no multiply by
+  // their stride arguments is left (the arguments stay in the signature).
+  const std::string ttir = ttirOf(buildReductionKernels(plan({8, 64}, {1}, Combiner::ArgMax)).stages[0]);
+  EXPECT_NE(ttir.find("%idx_stride_0: i32"), std::string::npos);
+  EXPECT_FALSE(bodyUses(ttir, "%idx_stride_0"));
+  EXPECT_FALSE(bodyUses(ttir, "%red_stride_0"));
 }
 
 // ---------------------------------------------------------------- random problems

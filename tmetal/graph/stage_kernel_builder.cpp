@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "tmetal/graph/combiner_ir.h"
@@ -62,7 +63,10 @@ class StageWriter {
                                         bufferArgumentName(buffers[i], written), std::move(attrs));
       (written ? writtenBuffers_ : readBuffers_).push_back(v);
     }
-    for (const StageScalar& s : scalars) scalars_[s.name] = function_->addArgument(Type::scalar(s.kind), s.name);
+    for (const StageScalar& s : scalars) {
+      scalars_[s.name] = function_->addArgument(Type::scalar(s.kind), s.name);
+      if (s.kind == ir::ScalarKind::I32 && s.intValue == 1) unitScalars_.insert(s.name);
+    }
   }
 
   std::unique_ptr<ir::Module> build() {
@@ -132,7 +136,10 @@ class StageWriter {
         coordinate = op("arith.remsi", rest, size);
         rest = op("arith.divsi", rest, size);
       }
-      Value* term = op("arith.muli", coordinate, arg(prefix + "_stride_" + std::to_string(k)));
+      // A stride of 1 is folded, as Triton specializes integer arguments
+      // equal to 1: the index of every element of an argmax is then one add.
+      const std::string stride = prefix + "_stride_" + std::to_string(k);
+      Value* term = unitScalars_.count(stride) ? coordinate : op("arith.muli", coordinate, arg(stride));
       offset = offset ? op("arith.addi", offset, term) : term;
     }
     return offset;
@@ -312,6 +319,7 @@ class StageWriter {
   ir::Builder b_;
   std::vector<Value*> readBuffers_, writtenBuffers_;
   std::map<std::string, Value*> scalars_;
+  std::set<std::string> unitScalars_;  // i32 arguments whose value is 1
 };
 
 }  // namespace

@@ -63,7 +63,8 @@ struct StageDesign {
 std::vector<StageBuffer> stageBuffers(const StageDesign& design);
 
 // The module with the stage's kernel; `scalars` gives the scalar arguments
-// in order (names as listed above; values are not used).
+// in order (names as listed above); walk strides equal to 1 are folded into
+// the code, every other value is an argument.
 std::unique_ptr<ir::Module> buildStageModule(const StageDesign& design, const std::vector<StageScalar>& scalars);
 
 }  // namespace tmetal::graph
