@@ -7,6 +7,8 @@
                         planner's stage kernels, against torch.sum / amax / argmax
   gpu_bench.py suite    the kernel suite (tests/kernels) and larger configurations of
                         its kernels: tmetal's CUDA target against Triton's own backend
+  gpu_bench.py flush    what the L2 flush before each timed run costs it: torch.sum
+                        and copies of 128 MB to 1 GB after each kind of flush
   gpu_bench.py all      the three, sized to fit about 8 minutes on an H100, then
                         summary.md (bench/summarize.py)
 
@@ -1191,6 +1193,35 @@ class GraphBench(Runner):
 # ---------------------------------------------------------------------------
 
 
+class FlushBench(Runner):
+    """What the L2 flush before each timed run costs the run: torch.sum and a
+    device-to-device copy of several sizes, timed after each kind of flush."""
+
+    def run(self) -> None:
+        torch = self.gpu.torch if self.gpu is not None else None
+        for mb in self.args.megabytes:
+            for what in ("torch.sum", "copy"):
+                for method in ("dirty", "clean"):
+                    key = f"{mb}MB/{what}/{method}"
+                    row = {"megabytes": mb, "what": what, "l2_flush": method}
+                    self.case(key, row, lambda row, mb=mb, what=what, method=method:
+                              self.one(row, torch, mb, what, method))
+        self.finish_run()
+
+    def one(self, row, torch, mb, what, method):
+        if self.gpu is None:
+            return "skipped"
+        x = torch.ones(mb * 2**20 // 4, dtype=torch.float32, device=self.gpu.device)
+        fn = (lambda: torch.sum(x)) if what == "torch.sum" else (lambda y=torch.empty_like(x): y.copy_(x))
+        self.gpu.l2_flush, self.gpu._flush_buffers = method, None
+        us = 1e3 * self.gpu._events_bench(fn, warmup=self.args.warmup, rep=self.args.rep)
+        moved = x.numel() * 4 * (2 if what == "copy" else 1)
+        row.update(time_us=round(us, 2), gbs=gbs(moved, us), pct_copy=pct(gbs(moved, us), self.copy_gbs()))
+        row["line"] = f"{what} of {mb} MB after a {method} flush: {us:.1f} us, {row['gbs']:.0f} GB/s"
+        del x
+        torch.cuda.empty_cache()
+
+
 class SuiteBench(Runner):
 
     def run(self) -> None:
@@ -1521,6 +1552,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-small", action="store_true", help="only the larger configurations")
     p.add_argument("--output", help="the plot (default: OUT/suite.png)")
 
+    p = sub.add_parser("flush", parents=[common], help="what each L2 flush costs the timed run (torch.sum, copy)")
+    p.add_argument("--megabytes", type=lambda t: [int(v) for v in t.split(",")], default=[128, 256, 512, 1024],
+                   help="input sizes in MB (default 128,256,512,1024)")
+
     p = sub.add_parser("all", parents=[common], help="layouts, graph and suite in turn, then summary.md")
     p.add_argument("--budget", type=float, default=420.0,
                    help="seconds for the three together (default 420; a benchmark that overruns is stopped, so "
@@ -1540,10 +1575,10 @@ def main(argv=None) -> int:
         args.l2_flush = "dirty" if args.command == "suite" else "clean"
     if getattr(args, "tuning", None) is not None:
         os.environ["TMETAL_PLAN_TUNING"] = args.tuning  # read by `tmetal bench stages`
-    bench_class = {"layouts": LayoutsBench, "graph": GraphBench, "suite": SuiteBench}[args.command]
+    bench_class = {"layouts": LayoutsBench, "graph": GraphBench, "suite": SuiteBench, "flush": FlushBench}[args.command]
     settings = {k: v for k, v in vars(args).items()
                 if k in ("sizes", "layouts", "dtype", "dtypes", "ops", "shapes", "block_m", "block_n", "num_warps",
-                         "cases", "no_large", "no_small", "quick", "l2_flush")}
+                         "cases", "no_large", "no_small", "quick", "l2_flush", "megabytes")}
     if args.command == "graph":
         settings["plan_tuning"] = os.environ.get("TMETAL_PLAN_TUNING") or "planner defaults"
     settings = {k: ([shape_text(s) if isinstance(s, tuple) else s for s in v] if isinstance(v, list) else v)

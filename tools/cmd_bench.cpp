@@ -1,4 +1,4 @@
-// `tmetal bench layouts|graph|suite|all [ARGS...]`: the GPU benchmarks of
+// `tmetal bench layouts|graph|suite|flush|all [ARGS...]`: the GPU benchmarks of
 // bench/gpu_bench.py (docs/performance.md), run with python3 and given this
 // binary's path as --tmetal. The script is looked for in the source tree this
 // binary was built from, then next to the binary (build/bin/tmetal ->
@@ -50,7 +50,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kScriptPath = "bench/gpu_bench.py";
-const std::vector<std::string> kPythonVerbs = {"layouts", "graph", "suite", "all"};
+const std::vector<std::string> kPythonVerbs = {"layouts", "graph", "suite", "flush", "all"};
 
 std::string selfPath() {
   std::error_code ec;
@@ -245,7 +245,7 @@ int exportStages(const std::vector<std::string>&) {
 #endif
 
 int bench(const std::vector<std::string>& rest) {
-  const std::string usage = "usage: tmetal bench layouts|graph|suite|all [ARGS...] (see docs/performance.md; "
+  const std::string usage = "usage: tmetal bench layouts|graph|suite|flush|all [ARGS...] (see docs/performance.md; "
                             "`tmetal bench VERB --help` lists a benchmark's options)";
   if (rest.empty()) throw CompileError(usage);
   const std::string& verb = rest.front();
@@ -261,7 +261,7 @@ int bench(const std::vector<std::string>& rest) {
 TMETAL_COMMAND(bench, "bench", [](CLI::App& app) -> std::function<int()> {
   CLI::App* cmd = app.add_subcommand(
       "bench",
-      "GPU benchmarks on an NVIDIA machine through the CUDA target: layouts, graph, suite or all (runs "
+      "GPU benchmarks on an NVIDIA machine through the CUDA target: layouts, graph, suite, flush or all (runs "
       "bench/gpu_bench.py; arguments after the benchmark's name go to it)");
   cmd->prefix_command();
   return [cmd] { return guarded([&] { return bench(cmd->remaining()); }); };
