@@ -1216,7 +1216,7 @@ class FlushBench(Runner):
         self.gpu.l2_flush, self.gpu._flush_buffers = method, None
         us = 1e3 * self.gpu._events_bench(fn, warmup=self.args.warmup, rep=self.args.rep)
         moved = x.numel() * 4 * (2 if what == "copy" else 1)
-        row.update(time_us=round(us, 2), gbs=gbs(moved, us), pct_copy=pct(gbs(moved, us), self.copy_gbs()))
+        row.update(time_us=round(us, 2), gbs=gbs(moved, us), pct_copy=pct(gbs(moved, us), self.copy_gbs))
         row["line"] = f"{what} of {mb} MB after a {method} flush: {us:.1f} us, {row['gbs']:.0f} GB/s"
         del x
         torch.cuda.empty_cache()
