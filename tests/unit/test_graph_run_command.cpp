@@ -80,7 +80,7 @@ TEST_F(GraphRunCommand, TuningChangesTheGeometryNotTheResult) {
                                           "loads=4\n")));
   EXPECT_EQ(run("--operation tt.sum:[8]:0", "lanes=4").second,
             "[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): TMETAL_PLAN_TUNING: unknown key 'lanes' "
-            "(known: loads, vectors, threads, resident)\n");
+            "(known: loads, vectors, threads, resident, waves)\n");
   EXPECT_EQ(run("--operation tt.sum:[8]:0", "resident=33").second,
             "[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): TMETAL_PLAN_TUNING: 'resident=33' needs a "
             "count of threadgroups per core from 0 (the planner's rule) to 32, as in resident=4\n");

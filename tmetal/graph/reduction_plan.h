@@ -63,8 +63,11 @@ struct PlanTuning {
   // "resident": threadgroups per core the first stage asks for (what a core
   // can hold at most); 0: the planner's rule.
   int residentThreadgroups = 0;
+  // "waves": how many waves of threadgroups a split stage launches (its
+  // partials per output grow with it).
+  int splitWaves = 1;
 
-  std::string text() const;  // "loads=2,vectors=8,threads=512" (and ",resident=N" when set)
+  std::string text() const;  // "loads=2,vectors=8,threads=512" (",resident=N", ",waves=N" when set)
 };
 
 // One element a thread reads: which output, which reduce index of this

@@ -71,7 +71,7 @@ struct StagePlanner {
   // wave holds (never a wave and a fraction: the fraction would run alone),
   // at least two, at most one per sweep.
   int64_t splitsFor(int64_t blocks, int64_t threadgroupSize, int64_t sweeps) const {
-    return std::clamp<int64_t>(waveThreadgroups(p, threadgroupSize) / blocks, 2, sweeps);
+    return std::clamp<int64_t>(tuning.splitWaves * waveThreadgroups(p, threadgroupSize) / blocks, 2, sweeps);
   }
 
   // Rows: `outputs` reductions of `reduce` elements each, contiguous along
@@ -277,6 +277,7 @@ void checkDtype(ir::ScalarKind dtype, const hw::HardwareProfile& p) {
 std::string PlanTuning::text() const {
   std::string text = fmt::format("loads={},vectors={},threads={}", loadsPerTrip, vectorsPerThread, maxThreads);
   if (residentThreadgroups > 0) text += fmt::format(",resident={}", residentThreadgroups);
+  if (splitWaves != 1) text += fmt::format(",waves={}", splitWaves);
   return text;
 }
 
@@ -295,9 +296,10 @@ PlanTuning parsePlanTuning(const std::string& text, const std::string& where) {
                  : key == "vectors"  ? &t.vectorsPerThread
                  : key == "threads"  ? &t.maxThreads
                  : key == "resident" ? &t.residentThreadgroups
+                 : key == "waves"    ? &t.splitWaves
                                      : nullptr;
     if (!field)
-      throw CompileError(fmt::format("{}: unknown key '{}' (known: loads, vectors, threads, resident)", where, key));
+      throw CompileError(fmt::format("{}: unknown key '{}' (known: loads, vectors, threads, resident, waves)", where, key));
     int value = 0;
     const std::string digits = eq == std::string::npos ? "" : item.substr(eq + 1);
     bool ok = !digits.empty() && digits.size() <= 5 &&
@@ -309,7 +311,7 @@ PlanTuning parsePlanTuning(const std::string& text, const std::string& where) {
                                        "to 32, as in resident=4",
                                        where, item));
     } else {
-      const int lo = key == "threads" ? 32 : 1, hi = key == "threads" ? 1024 : 64;
+      const int lo = key == "threads" ? 32 : 1, hi = key == "threads" ? 1024 : key == "waves" ? 16 : 64;
       if (!ok || value < lo || value > hi || !isPowerOfTwo(value))
         throw CompileError(fmt::format("{}: '{}' needs a power of two from {} to {}, as in {}={}", where, item, lo, hi,
                                        key, lo * 4 <= hi ? lo * 4 : lo));
