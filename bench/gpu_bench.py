@@ -805,7 +805,8 @@ class Runner:
         png = Path(self.args.output) if getattr(self.args, "output", None) else self.out / f"{self.benchmark}.png"
         try:
             self.plot(png)
-            log(f"plot: {png}")
+            if png.exists():
+                log(f"plot: {png}")
         except Exception as e:  # noqa: BLE001
             log(f"plot: FAILED: {short_error(e)}")
 
