@@ -146,7 +146,9 @@ TEST(GraphReductionKernels, LargeSumStagesTakeThePlansGeometry) {
   EXPECT_EQ(scalar(first, "iterations").intValue, 6);
   EXPECT_EQ(scalar(first, "red_stride_0").intValue, 1);
   const std::string ttir = ttirOf(first);
-  EXPECT_NE(ttir.find("tensor<1x4096xf32>"), std::string::npos);  // 1 output x 512 lanes x 2 loads x float4
+  // 1 output x (512 lanes x 2 loads) vectors x 4 lanes, each vector reduced before the accumulators
+  EXPECT_NE(ttir.find("tensor<1x1024x4xf32>"), std::string::npos);
+  EXPECT_NE(ttir.find("-> (tensor<1x1024xf32>)  : i32"), std::string::npos);  // the loop carries one per vector
   EXPECT_NE(ttir.find("{tt.divisibility = 16 : i32}"), std::string::npos);
   EXPECT_NE(ttir.find("\"tt.reduce\""), std::string::npos);
   const StageKernel& second = k.stages[1];
@@ -383,6 +385,14 @@ std::vector<Case> cases() {
   int n = 0;
   for (const auto& [dtype, combiners] : dtypes)
     for (Combiner c : combiners) all.push_back({n++ % 2 ? kSkinnyColumns : kOneDTwoStages, c, dtype});
+  // Arg-reductions of rows read as vectors (8 x 16-bit, 4 x 32-bit): each
+  // vector's extreme and first lane holding it, before the accumulators.
+  for (const Shape& s : {kWideRows, k3dOuterInner}) {
+    all.push_back({s, Combiner::ArgMax, ScalarKind::F16});
+    all.push_back({s, Combiner::ArgMin, ScalarKind::BF16});
+    all.push_back({s, Combiner::ArgMax, ScalarKind::I32});
+    all.push_back({s, Combiner::ArgMin, ScalarKind::I32});
+  }
   return all;
 }
 
@@ -449,6 +459,29 @@ TEST(GraphReductionKernels, ArgReductionsFindTheFirstInfinity) {
             EXPECT_EQ(compareWithReference(reference, out.output), std::nullopt);
           }
         }
+      }
+    }
+  }
+}
+
+// A vector of NaNs has no lane equal to its maximum (NaN); it reports its
+// last lane, so an all-NaN row still gets the index of one of its elements.
+// (Which NaN is not specified, as with Triton's combiner.)
+TEST(GraphReductionKernels, ArgmaxOfAllNanRowsReportsAnIndexInTheRow) {
+  for (ScalarKind dtype : {ScalarKind::F16, ScalarKind::F32}) {
+    ReductionPlan p = plan(kWideRows.shape, kWideRows.axes, Combiner::ArgMax, dtype);
+    const ReductionKernels kernels = buildReductionKernels(p);
+    std::vector<uint8_t> input = makeReductionInput(p, 5);
+    for (int64_t k = 0; k < static_cast<int64_t>(input.size()) / scalarBytes(dtype); ++k)
+      writeElement(input, dtype, k, NAN);
+    for (const char* device : {"interpreter", "emulator"}) {
+      SCOPED_TRACE(std::string(device) + " " + ir::scalarName(dtype));
+      const tools::ReductionRunBuffers out =
+          tools::runReductionKernels(kernels, input, tools::findDevice(device), deviceOptions());
+      for (int64_t row = 0; row < kWideRows.shape[0]; ++row) {
+        const int64_t index = readIntElement(out.output, ScalarKind::I32, row);
+        EXPECT_GE(index, 0) << "row " << row;
+        EXPECT_LT(index, kWideRows.shape[1]) << "row " << row;
       }
     }
   }

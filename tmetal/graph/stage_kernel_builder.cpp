@@ -158,6 +158,17 @@ class StageWriter {
     return op("arith.addi", b_.binary("arith.muli", vectors, width), lane);
   }
 
+  // The elements (converted to the accumulator type) at `offsets` where
+  // `mask` holds, the identity elsewhere.
+  Value* loadValues(Value* offsets, Value* mask) {
+    const std::vector<int64_t>& shape = offsets->type().shape();
+    Value* values = b_.load(b_.addPtr(b_.splat(readBuffers_[0], shape), offsets), mask,
+                            splatConstant(d_.readsInput ? inputIdentity(d_.combiner, d_.readKind)
+                                                        : combinerIdentity(d_.combiner, d_.readKind),
+                                          shape));
+    return d_.readsInput ? toAccumulator(b_, d_.combiner, values, d_.accumulatorKind) : values;
+  }
+
   // One loop trip's contribution: the elements (and indices) at `offsets`
   // where `mask` holds, the identity elsewhere. For arg-reductions reading
   // the input, `indexOf` gives the reduce indices and `progress` the part of
@@ -165,11 +176,7 @@ class StageWriter {
   // result is then never stored, so its indices need not be masked).
   std::vector<Value*> read(Value* offsets, Value* mask, Value* progress, const std::function<Value*()>& indexOf) {
     const std::vector<int64_t>& shape = offsets->type().shape();
-    Value* values = b_.load(b_.addPtr(b_.splat(readBuffers_[0], shape), offsets), mask,
-                            splatConstant(d_.readsInput ? inputIdentity(d_.combiner, d_.readKind)
-                                                        : combinerIdentity(d_.combiner, d_.readKind),
-                                          shape));
-    if (d_.readsInput) values = toAccumulator(b_, d_.combiner, values, d_.accumulatorKind);
+    Value* values = loadValues(offsets, mask);
     if (!d_.carriesIndex()) return {values};
     if (!d_.readsInput) {
       Value* noIndex = splatConstant(Attribute::integer(kNoIndex), shape);
@@ -240,40 +247,87 @@ class StageWriter {
   }
 
   // Rows (ReductionStage::locate): program g serves output block g / splits
-  // as split g % splits; tile row j is output block * outputs_per_block + j,
-  // tile column c is vector c / V of the sweep, vector lane c % V; on trip i
-  // the tile reads vectors (i * splits + split) * sweep_vectors + c / V of its
-  // outputs' rows. The tile is sweep_vectors wide (lanes x loads per trip,
-  // powers of two), so every column is a real lane.
+  // as split g % splits; tile row j is output block * outputs_per_block + j;
+  // on trip i tile column c reads vector (i * splits + split) * sweep_vectors
+  // + c of its output's row. The tile is sweep_vectors wide (lanes x loads
+  // per trip, powers of two), so every column is a real lane.
+  //
+  // With vectors of V > 1 elements the trip loads a third dimension of V
+  // lanes and reduces it in registers before the accumulators see it, so a
+  // thread carries one accumulator per vector rather than per element: V
+  // times fewer registers, and an arg-reduction computes one index per vector.
   void rows() {
-    const std::vector<int64_t> tile{d_.tileRows, d_.tileColumns};
+    const std::vector<int64_t> tile{d_.tileRows, d_.tileColumns / d_.vectorWidth};
     Value* pid = b_.programId(0);
     Value* split = op("arith.remsi", pid, arg("splits"));
     Value* block = op("arith.divsi", pid, arg("splits"));
     Value* slot = b_.makeRange(0, d_.tileRows);
     Value* outputs = op("arith.addi", op("arith.muli", block, arg("outputs_per_block")), slot);
     Value* outputValid = both(lessThan(slot, arg("outputs_per_block")), lessThan(outputs, arg("n_outputs")));
-    // (clang 14 cannot capture structured bindings in lambdas)
-    const std::pair<Value*, Value*> laneAndVectorLane = vectorAndLane(b_.makeRange(0, d_.tileColumns));
-    Value* lane = laneAndVectorLane.first;
-    Value* vectorLane = laneAndVectorLane.second;
+    Value* column = b_.makeRange(0, tile[1]);
     Value* firstVector = b_.expandDims(walk(outputs, "out", d_.outerWalkDims), 1);
     Value* outputValidColumn = b_.expandDims(outputValid, 1);
 
     std::vector<Value*> accumulated = accumulate(tile, [&](Value* i) {
       Value* sweep = op("arith.addi", op("arith.muli", i, arg("splits")), split);
-      Value* vector = op("arith.addi", op("arith.muli", sweep, arg("sweep_vectors")), lane);
-      Value* vectorValid = lessThan(vector, arg("row_vectors"));
-      Value* vectorOffsets = b_.expandDims(walk(vector, "red", d_.reduceWalkDims), 0);
-      Value* offsets = op("arith.addi", firstVector, vectorOffsets);
-      if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
-      Value* mask = both(outputValidColumn, b_.expandDims(vectorValid, 0));
-      return read(offsets, mask, b_.expandDims(vectorValid, 0), [&] {
-        Value* reduceIndex = vectorLane ? elements(vector, vectorLane) : vector;
-        return b_.expandDims(walk(reduceIndex, "idx", d_.indexWalkDims), 0);
-      });
+      Value* vector = op("arith.addi", op("arith.muli", sweep, arg("sweep_vectors")), column);
+      Value* vectorValid = b_.expandDims(lessThan(vector, arg("row_vectors")), 0);
+      Value* offsets = op("arith.addi", firstVector, b_.expandDims(walk(vector, "red", d_.reduceWalkDims), 0));
+      Value* mask = both(outputValidColumn, vectorValid);
+      if (d_.vectorWidth == 1)
+        return read(offsets, mask, vectorValid,
+                    [&] { return b_.expandDims(walk(vector, "idx", d_.indexWalkDims), 0); });
+      return readVectors(offsets, mask, vectorValid, b_.expandDims(vector, 0));
     });
     finish(reduceOp(b_, d_.combiner, accumulated, 1)->results(), outputs, outputValid, split);
+  }
+
+  // One trip of a row stage with vectors of V > 1 elements: the vectors at
+  // `vectorOffsets` ([rows, vectors], in vectors) where `mask` holds, each
+  // reduced over its V lanes in registers. `vector` numbers the vectors in
+  // their rows and `vectorValid` tells the real ones from those past the row.
+  std::vector<Value*> readVectors(Value* vectorOffsets, Value* mask, Value* vectorValid, Value* vector) {
+    const int64_t width = d_.vectorWidth;
+    std::vector<int64_t> shape = vectorOffsets->type().shape();
+    shape.push_back(width);
+    Value* lane = b_.expandDims(b_.expandDims(b_.makeRange(0, width), 0), 0);
+    Value* firstElements = op("arith.muli", vectorOffsets, splatConstant(Attribute::integer(width), vectorOffsets->type().shape()));
+    Value* offsets = op("arith.addi", b_.expandDims(firstElements, 2), lane);
+    Value* laneMask = toShape(b_.expandDims(mask, 2), shape);
+    // Partial (value, index) pairs bring their indices along; other
+    // combiners reduce values alone.
+    if (!(d_.readsInput && d_.carriesIndex()))
+      return reduceOp(b_, d_.combiner, read(offsets, laneMask, nullptr, nullptr), 2)->results();
+    // Arg-reductions: the reduce index of lane l of vector v is v * V + l.
+    auto indexOf = [&](Value* vectors, Value* lanes) {
+      return walk(op("arith.addi", op("arith.muli", vectors, i32(width)), lanes), "idx", d_.indexWalkDims);
+    };
+    auto unlessPastTheRow = [&](Value* valid, Value* indices) {
+      auto [validHere, index] = match(valid, indices);
+      Value* noIndex = splatConstant(Attribute::integer(kNoIndex), index->type().shape());
+      return b_.create1("arith.select", {validHere, index, noIndex}, noIndex->type());
+    };
+    Value* values = loadValues(offsets, laneMask);
+    Value* lanes = toShape(lane, shape);
+    if (!d_.indicesIncrease) {
+      // Lanes need not be in index order: Triton's combiner on real indices.
+      Value* indices = unlessPastTheRow(b_.expandDims(vectorValid, 2), indexOf(b_.expandDims(vector, 2), lane));
+      return reduceOp(b_, d_.combiner, {values, toShape(indices, shape)}, 2)->results();
+    }
+    // Lanes in index order: the vector's extreme value, then the first lane
+    // that holds it. That is fewer operations than Triton's combiner over
+    // the lanes (two reductions with one comparison each), and both map to
+    // SIMD min/max instructions. A vector with no value equal to its
+    // extreme (all NaN) reports its last lane.
+    Value* extreme = reduceOp(b_, d_.combiner == Combiner::ArgMax ? Combiner::Max : Combiner::Min, {values}, 2)->result(0);
+    Value* extremeLanes = toShape(b_.expandDims(extreme, 2), shape);
+    Value* isExtreme = ir::isFloatKind(d_.accumulatorKind) ? b_.cmpf("oeq", values, extremeLanes)
+                                                           : b_.cmpi("eq", values, extremeLanes);
+    Value* lastLane = splatConstant(Attribute::integer(width - 1), shape);
+    Value* firstLane =
+        reduceOp(b_, Combiner::Min, {b_.create1("arith.select", {isExtreme, lanes, lastLane}, lanes->type())}, 2)
+            ->result(0);
+    return {extreme, unlessPastTheRow(vectorValid, indexOf(vector, firstLane))};
   }
 
   // Columns (ReductionStage::locate): program g serves output block
