@@ -93,7 +93,8 @@ std::string header(const ir::Function& fn, const CompileOptions& options, const 
       if (r.contains("lanes"))
         h += ", " + std::to_string(r["lanes"]["count"].get<int>()) + " lanes by " + r["lanes"]["combine"].get<std::string>();
       if (r.contains("simd_groups"))
-        h += ", " + std::to_string(r["simd_groups"]["count"].get<int>()) + " SIMD groups through threadgroup memory";
+        h += ", " + std::to_string(r["simd_groups"]["count"].get<int>()) + " SIMD groups through " +
+             r["simd_groups"]["combine"].get<std::string>();
       h += "\n";
     }
   }

@@ -8,8 +8,11 @@
 //   3. the SIMD groups that hold different parts combine through threadgroup
 //      memory: one partial per group, one barrier, then every SIMD group
 //      combines the partials with a shuffle butterfly (lane l holds group
-//      l's partial) where all its lanes lie along the axis, else every thread
-//      combines them in group order; either way all threads agree bit for bit;
+//      l's partial) where all its lanes lie along the axis; else, where that
+//      is many partials per thread, the threadgroup shares the combine (each
+//      result element by neighbouring threads, then a second barrier), and
+//      otherwise every thread combines them in group order; all threads
+//      agree bit for bit;
 // leaving the result in the slice of the operand's layout.
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/support/diagnostic.h"
@@ -127,31 +130,35 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
   // Combines the accumulators of the lanes whose hardware lane indices differ
   // in the bits from `firstMask` up to (not including) `endMask`: a
   // simd_shuffle_xor butterfly after which every such lane holds the result.
-  auto shuffleButterfly = [&](int firstMask, int endMask) {
+  // One butterfly step (xor mask `m`) on the variables `vars`, one per operand.
+  auto butterflyStep = [&](const std::vector<std::string>& vars) {
     useBuiltin(Builtin::LaneIndex);
     std::string lane = dialect_.builtinName(Builtin::LaneIndex);
+    std::vector<std::string> lines, o;
+    for (size_t i = 0; i < numOperands; ++i) {
+      ir::ScalarKind ki = in[i]->element.isScalar() ? in[i]->element.scalarKind() : ir::ScalarKind::I64;
+      std::string other = acc[i] + "_other";
+      lines.push_back(typeOf(in[i]->element) + " " + other + " = " + dialect_.simdShuffleXor(vars[i], ki, "m") + ";");
+      o.push_back(other);
+    }
+    if (simd) {
+      for (const std::string& s : combineStatements(op, vars, o)) lines.push_back(s);
+      return lines;
+    }
+    // The lane with the lower coordinate holds the lower indices.
+    lines.push_back("if ((" + lane + " & m) != 0) {");
+    for (const std::string& s : combineStatements(op, vars, o, true)) lines.push_back("  " + s);
+    lines.push_back("} else {");
+    for (const std::string& s : combineStatements(op, vars, o)) lines.push_back("  " + s);
+    lines.push_back("}");
+    return lines;
+  };
+  auto shuffleButterfly = [&](int firstMask, int endMask) {
     body_.open("for (uint m = " + std::to_string(firstMask) + "; m < " + std::to_string(endMask) + "; m *= 2)");
     forEachAcc([&](const std::string& idx) {
-      std::vector<std::string> lines, a, o;
-      for (size_t i = 0; i < numOperands; ++i) {
-        ir::ScalarKind ki = in[i]->element.isScalar() ? in[i]->element.scalarKind() : ir::ScalarKind::I64;
-        std::string other = acc[i] + "_other";
-        lines.push_back(typeOf(in[i]->element) + " " + other + " = " +
-                        dialect_.simdShuffleXor(accAt(i, idx), ki, "m") + ";");
-        a.push_back(accAt(i, idx));
-        o.push_back(other);
-      }
-      if (simd) {
-        for (const std::string& s : combineStatements(op, a, o)) lines.push_back(s);
-        return lines;
-      }
-      // The lane with the lower coordinate holds the lower indices.
-      lines.push_back("if ((" + lane + " & m) != 0) {");
-      for (const std::string& s : combineStatements(op, a, o, true)) lines.push_back("  " + s);
-      lines.push_back("} else {");
-      for (const std::string& s : combineStatements(op, a, o)) lines.push_back("  " + s);
-      lines.push_back("}");
-      return lines;
+      std::vector<std::string> vars;
+      for (size_t i = 0; i < numOperands; ++i) vars.push_back(accAt(i, idx));
+      return butterflyStep(vars);
     });
     body_.close();
   };
@@ -236,6 +243,20 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     // different outputs.
     bool butterflyFits = map.root().lanesPerSimd[ra] == map.root().simdWidth() &&
                          groupsAlong <= map.root().simdWidth() && (groupsAlong & (groupsAlong - 1)) == 0;
+    // Otherwise each thread would combine all G partials of each of its q
+    // result registers, q * (G - 1) combines, every thread repeating the
+    // work of the others along the axis. Where that is more than
+    // kSerialPartialCombines, the threadgroup shares it: P = min(G, 32)
+    // neighbouring threads take one result element, each combines G / P
+    // neighbouring partials, a butterfly over the P joins them (lower
+    // partials first), the first of the P writes the element to a second
+    // buffer, and after a barrier every thread reads its results from there.
+    // Measured through the CUDA target (float16 column argmax, H200):
+    // docs/performance.md.
+    constexpr int64_t kSerialPartialCombines = 8;
+    const int64_t threads = int64_t(map.root().simdWidth()) * map.root().numSimdGroups();
+    const bool shareCombine = !butterflyFits && (groupsAlong & (groupsAlong - 1)) == 0 &&
+                              q * (groupsAlong - 1) > kSerialPartialCombines && threads % groupsAlong == 0;
     if (butterflyFits) {
       useBuiltin(Builtin::LaneIndex);
       std::string partial = "(" + dialect_.builtinName(Builtin::LaneIndex) + " % " + std::to_string(groupsAlong) + ")";
@@ -246,6 +267,58 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
         return lines;
       });
       shuffleButterfly(1, groupsAlong);
+    } else if (shareCombine) {
+      const int64_t P = std::min<int64_t>(groupsAlong, map.root().simdWidth());
+      const int64_t perLane = groupsAlong / P, slots = threads / P, rounds = (numel + slots - 1) / slots;
+      std::vector<std::string> combined;
+      for (size_t i = 0; i < numOperands; ++i) {
+        std::string elementType = typeOf(in[i]->element);
+        int bytes = std::max(1, in[i]->element.bitWidth() / 8);
+        std::string name = newName(acc[i] + "_combined");
+        threadgroupMemory_.allocate(op, name, elementType, bytes, numel,
+                                    "combined partials of the reduction at " + op.loc().userPos().str());
+        threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, numel));
+        combined.push_back(name);
+      }
+      useBuiltin(Builtin::ThreadIndex);
+      const std::string tid = "int(" + dialect_.builtinName(Builtin::ThreadIndex) + ")";
+      const std::string N = std::to_string(numel), Ps = std::to_string(P);
+      const std::string round = rounds > 1 ? " + round * " + std::to_string(slots) : "";
+      if (rounds > 1) body_.open("for (int round = 0; round < " + std::to_string(rounds) + "; ++round)");
+      else body_.open("");
+      // Every lane of a SIMD group runs every round (the shuffles need them
+      // all); a lane past the last element recomputes the last one and does
+      // not write it.
+      body_.line("int element = " + tid + " / " + Ps + round + ";");
+      body_.line("int first = (" + tid + " % " + Ps + ") * " + std::to_string(perLane) + ";");
+      body_.line("int at = element < " + N + " ? element : " + N + " - 1;");
+      std::vector<std::string> vars, others;
+      for (size_t i = 0; i < numOperands; ++i) {
+        vars.push_back(newName(acc[i] + "_part"));
+        body_.line(typeOf(in[i]->element) + " " + vars[i] + " = " + buffers[i] + "[first * " + N + " + at];");
+        others.push_back(buffers[i] + "[(first + w) * " + N + " + at]");
+      }
+      if (perLane > 1) {
+        body_.open("for (int w = 1; w < " + std::to_string(perLane) + "; ++w)");
+        for (const std::string& st : combineStatements(op, vars, others)) body_.line(st);
+        body_.close();
+      }
+      if (P > 1) {
+        body_.open("for (uint m = 1; m < " + Ps + "; m *= 2)");
+        for (const std::string& st : butterflyStep(vars)) body_.line(st);
+        body_.close();
+      }
+      body_.open("if (" + tid + " % " + Ps + " == 0 && element < " + N + ")");
+      for (size_t i = 0; i < numOperands; ++i) body_.line(combined[i] + "[element] = " + vars[i] + ";");
+      body_.close();
+      body_.close();
+      body_.line(dialect_.barrier());
+      forEachAcc([&](const std::string& idx) {
+        std::vector<std::string> lines;
+        for (size_t i = 0; i < numOperands; ++i)
+          lines.push_back(accAt(i, idx) + " = " + combined[i] + "[" + slot(idx, "0") + "];");
+        return lines;
+      });
     } else {
       forEachAcc([&](const std::string& idx) {
         std::vector<std::string> lines, a, o;
@@ -266,9 +339,11 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
         return lines;
       });
     }
-    decision["simd_groups"] = {{"count", groupsAlong},
-                               {"combine", butterflyFits ? "threadgroup memory, then simd_shuffle_xor butterfly"
-                                                         : "threadgroup memory"}};
+    decision["simd_groups"] = {
+        {"count", groupsAlong},
+        {"combine", butterflyFits  ? "threadgroup memory, then simd_shuffle_xor butterfly"
+                    : shareCombine ? "threadgroup memory, combined by the whole threadgroup"
+                                   : "threadgroup memory"}};
   }
   decisions_["reductions"].push_back(decision);
 

@@ -188,6 +188,7 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
   } else {
     checkPowerOfTwo(stage.threadsX, "lanes along the run");
     d.tileRows = int64_t(stage.threadsY) * stage.vectorsPerTrip;
+    d.rowLoads = stage.vectorsPerTrip;
     d.tileColumns = int64_t(stage.threadsX) * width;
     addScalar(scalars, "run_outputs", stage.innerOutputs);
     addScalar(scalars, "run_vectors", stage.innerOutputs / width);

@@ -333,11 +333,16 @@ class StageWriter {
   // Columns (ReductionStage::locate): program g serves output block
   // g / splits as split g % splits; block b is run b / blocks_per_run and
   // covers lanes_x vectors of it from (b % blocks_per_run) * lanes_x; tile
-  // column c is lane x = c / V, vector lane c % V; tile row y reads reduce
-  // row (i * splits + split) * sweep_rows + y on trip i. The tile is
-  // sweep_rows tall (threads along the rows x loads per trip, powers of two).
+  // column c is lane x = c / V, vector lane c % V; load k of trip i reads
+  // reduce row (i * splits + split) * sweep_rows + k * Y + y into tile row y,
+  // for Y = sweep_rows / rowLoads. The tile is sweep_rows tall (threads
+  // along the rows x loads per trip, powers of two).
+  //
+  // A thread's loads of one trip are combined with one another (in row
+  // order) before the accumulators see them, so it carries one accumulator
+  // per column rather than one per column and load.
   void columns() {
-    const std::vector<int64_t> tile{d_.tileRows, d_.tileColumns};
+    const std::vector<int64_t> tile{d_.tileRows / d_.rowLoads, d_.tileColumns};
     Value* pid = b_.programId(0);
     Value* split = op("arith.remsi", pid, arg("splits"));
     Value* block = op("arith.divsi", pid, arg("splits"));
@@ -351,18 +356,30 @@ class StageWriter {
     Value* column = vectorLane ? elements(columnVector, vectorLane) : columnVector;
     Value* outputs = op("arith.addi", op("arith.muli", run, arg("run_outputs")), column);
     Value* firstVector = b_.expandDims(op("arith.addi", columnVector, walk(run, "run", d_.outerWalkDims)), 0);
-    Value* y = b_.makeRange(0, d_.tileRows);
+    Value* y = b_.makeRange(0, tile[0]);
     Value* columnValidRow = b_.expandDims(columnValid, 0);
 
     std::vector<Value*> accumulated = accumulate(tile, [&](Value* i) {
       Value* sweep = op("arith.addi", op("arith.muli", i, arg("splits")), split);
-      Value* row = op("arith.addi", op("arith.muli", sweep, arg("sweep_rows")), y);
-      Value* rowValid = lessThan(row, arg("reduce_rows"));
-      Value* offsets = op("arith.addi", b_.expandDims(walk(row, "red", d_.reduceWalkDims), 1), firstVector);
-      if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
-      Value* mask = both(b_.expandDims(rowValid, 1), columnValidRow);
-      return read(offsets, mask, b_.expandDims(rowValid, 1),
-                  [&] { return b_.expandDims(walk(row, "idx", d_.indexWalkDims), 1); });
+      Value* firstRow = op("arith.muli", sweep, arg("sweep_rows"));
+      std::vector<std::vector<Value*>> loads;
+      for (int k = 0; k < d_.rowLoads; ++k) {
+        Value* loadRows = k == 0 ? y : op("arith.addi", y, i32(k * tile[0]));
+        Value* row = op("arith.addi", firstRow, loadRows);
+        Value* rowValid = lessThan(row, arg("reduce_rows"));
+        Value* offsets = op("arith.addi", b_.expandDims(walk(row, "red", d_.reduceWalkDims), 1), firstVector);
+        if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
+        Value* mask = both(b_.expandDims(rowValid, 1), columnValidRow);
+        loads.push_back(read(offsets, mask, b_.expandDims(rowValid, 1),
+                             [&] { return b_.expandDims(walk(row, "idx", d_.indexWalkDims), 1); }));
+      }
+      // Every load's rows come after the previous load's, so they meet in
+      // index order too.
+      std::vector<Value*> trip = loads[0];
+      for (size_t k = 1; k < loads.size(); ++k)
+        trip = d_.combinesInIndexOrder() ? combineInIndexOrder(b_, d_.combiner, trip, loads[k])
+                                         : combineValues(b_, d_.combiner, trip, loads[k]);
+      return trip;
     });
     finish(reduceOp(b_, d_.combiner, accumulated, 0)->results(), outputs, columnValid, split);
   }

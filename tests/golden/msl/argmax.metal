@@ -5,9 +5,9 @@
 //   blocked{spt=[1], lanes=[32], simds=[4], order=[0]}:
 //     x_5 tensor<128xi32>, for_max_6 tensor<128xi32>, for_min_7 tensor<128xi32>
 // Reductions:
-//   tests/kernels/reductions.py:201:41 axis 0: 1 register(s) per thread, 32 lanes by simd_shuffle_xor butterfly, 4 SIMD groups through threadgroup memory
-//   tests/kernels/reductions.py:202:41 axis 0: 1 register(s) per thread, 32 lanes by simd_shuffle_xor butterfly, 4 SIMD groups through threadgroup memory
-//   tests/kernels/reductions.py:203:35 axis 0: 1 register(s) per thread, 32 lanes by simd_max, 4 SIMD groups through threadgroup memory
+//   tests/kernels/reductions.py:201:41 axis 0: 1 register(s) per thread, 32 lanes by simd_shuffle_xor butterfly, 4 SIMD groups through threadgroup memory, then simd_shuffle_xor butterfly
+//   tests/kernels/reductions.py:202:41 axis 0: 1 register(s) per thread, 32 lanes by simd_shuffle_xor butterfly, 4 SIMD groups through threadgroup memory, then simd_shuffle_xor butterfly
+//   tests/kernels/reductions.py:203:35 axis 0: 1 register(s) per thread, 32 lanes by simd_max, 4 SIMD groups through threadgroup memory, then simd_shuffle_xor butterfly
 
 #include <metal_stdlib>
 using namespace metal;

@@ -5,8 +5,8 @@
 //   blocked{spt=[1], lanes=[32], simds=[4], order=[0]}:
 //     x_5 tensor<512xf32>, shifted_7 tensor<512xf32>, numerator tensor<512xf32>, t0 tensor<512xf32>
 // Reductions:
-//   tests/kernels/norms.py:19:25 axis 0: 4 register(s) per thread, 32 lanes by simd_max, 4 SIMD groups through threadgroup memory
-//   tests/kernels/norms.py:21:25 axis 0: 4 register(s) per thread, 32 lanes by simd_sum, 4 SIMD groups through threadgroup memory
+//   tests/kernels/norms.py:19:25 axis 0: 4 register(s) per thread, 32 lanes by simd_max, 4 SIMD groups through threadgroup memory, then simd_shuffle_xor butterfly
+//   tests/kernels/norms.py:21:25 axis 0: 4 register(s) per thread, 32 lanes by simd_sum, 4 SIMD groups through threadgroup memory, then simd_shuffle_xor butterfly
 
 #include <metal_stdlib>
 using namespace metal;
