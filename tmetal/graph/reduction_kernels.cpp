@@ -188,7 +188,11 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
   } else {
     checkPowerOfTwo(stage.threadsX, "lanes along the run");
     d.tileRows = int64_t(stage.threadsY) * stage.vectorsPerTrip;
-    d.rowLoads = stage.vectorsPerTrip;
+    // Arg-reductions combine a trip's loads before the accumulators (one
+    // value and one index register per load saved); the others keep an
+    // accumulator per load, which measured faster for them on the H200
+    // (docs/planner.md, "Column stages").
+    d.rowLoads = d.carriesIndex() ? stage.vectorsPerTrip : 1;
     d.tileColumns = int64_t(stage.threadsX) * width;
     addScalar(scalars, "run_outputs", stage.innerOutputs);
     addScalar(scalars, "run_vectors", stage.innerOutputs / width);

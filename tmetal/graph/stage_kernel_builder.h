@@ -44,8 +44,10 @@ struct StageDesign {
   // block x (lanes x vectorWidth); Columns: threadsY x (threadsX x vectorWidth).
   int64_t tileRows = 1;
   int64_t tileColumns = 1;
-  // Columns: the loads of a trip, each of tileRows / rowLoads rows of the
-  // tile (thread row y reads rows k * tileRows / rowLoads + y).
+  // Columns: the loads of a trip that are combined with one another before
+  // the accumulators, each of tileRows / rowLoads rows of the tile (thread
+  // row y reads rows k * tileRows / rowLoads + y); 1: one accumulator per
+  // row of the tile.
   int rowLoads = 1;
   int outerWalkDims = 0;   // Rows: `out`; Columns: `run`
   int reduceWalkDims = 0;  // `red`
