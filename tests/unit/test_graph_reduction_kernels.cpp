@@ -180,6 +180,26 @@ TEST(GraphReductionKernels, CompiledThreadgroupsAreThePlans) {
   }
 }
 
+// A thread that would combine more than 8 SIMD-group partials shares that
+// work with the threadgroup (lower_reduce.cpp); the combine where each
+// thread combines them all remains for fewer.
+TEST(GraphReductionKernels, ManySimdGroupPartialsAreCombinedByTheWholeThreadgroup) {
+  auto combineOf = [](const ReductionPlan& p) {
+    const ReductionKernels k = buildReductionKernels(p);
+    codegen::CompileOptions options;
+    options.numWarps = k.stages[0].numWarps;
+    options.hardware = genericProfile();
+    const std::string source = codegen::compileKernel(*k.stages[0].module, options).source;
+    const size_t at = source.find("SIMD groups through ");
+    return at == std::string::npos ? std::string() : source.substr(at, source.find('\n', at) - at);
+  };
+  EXPECT_EQ(combineOf(plan({1024, 64}, {0}, Combiner::ArgMax, ScalarKind::F16)),
+            "SIMD groups through threadgroup memory, combined by the whole threadgroup");
+  EXPECT_EQ(combineOf(plan({1024, 64}, {0}, Combiner::Sum)),
+            "SIMD groups through threadgroup memory, combined by the whole threadgroup");
+  EXPECT_EQ(combineOf(plan({37, 129}, {0}, Combiner::Max)), "SIMD groups through threadgroup memory");
+}
+
 TEST(GraphReductionKernels, OneKernelServesEveryShapeWithTheSameTile) {
   // The sizes are arguments: these plans differ only in them.
   auto sameKernels = [](const ReductionPlan& a, const ReductionPlan& b) {
@@ -348,6 +368,8 @@ const Shape kWideRows{"wide_4x4096_axis1", {4, 4096}, {1}, {}};   // a threadgro
 const Shape k3dOuterInner{"3d_axes_0_2", {6, 10, 34}, {0, 2}, {}};  // rows over two axes, float2
 const Shape kOddRows{"odd_37x129_axis1", {37, 129}, {1}, {}};      // 160 lanes padded to 256
 
+const Shape kSharedCombineColumns{"columns_1024x64_axis0", {1024, 64}, {0}, {}};  // 16 SIMD groups of partials
+
 const std::vector<Shape> kCoreShapes{kOneDTwoStages, kSkinnyColumns, kWideRows, k3dOuterInner, kOddRows};
 const std::vector<Shape> kMoreShapes{
     {"1d_float4_two_stages", {65536}, {0}, {}},     // all, 16 partials of float4 reads
@@ -393,6 +415,14 @@ std::vector<Case> cases() {
     all.push_back({s, Combiner::ArgMax, ScalarKind::I32});
     all.push_back({s, Combiner::ArgMin, ScalarKind::I32});
   }
+  // Column stages with 16 SIMD groups along the rows and several outputs per
+  // thread: tt.reduce shares the combine of their partials (next test).
+  for (const auto& [c, dtype] : std::vector<std::pair<Combiner, ScalarKind>>{{Combiner::Sum, ScalarKind::F32},
+                                                                            {Combiner::ArgMax, ScalarKind::F16},
+                                                                            {Combiner::ArgMin, ScalarKind::F32},
+                                                                            {Combiner::Max, ScalarKind::BF16},
+                                                                            {Combiner::ArgMax, ScalarKind::I32}})
+    all.push_back({kSharedCombineColumns, c, dtype});
   return all;
 }
 
