@@ -241,8 +241,9 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     // Only where every lane of a SIMD group holds the same result elements
     // (all lanes along the reduced axis); otherwise partners would mix
     // different outputs.
+    const bool groupsPowerOfTwo = (groupsAlong & (groupsAlong - 1)) == 0;
     bool butterflyFits = map.root().lanesPerSimd[ra] == map.root().simdWidth() &&
-                         groupsAlong <= map.root().simdWidth() && (groupsAlong & (groupsAlong - 1)) == 0;
+                         groupsAlong <= map.root().simdWidth() && groupsPowerOfTwo;
     // Otherwise each thread would combine all G partials of each of its q
     // result registers, q * (G - 1) combines, every thread repeating the
     // work of the others along the axis. Where that is more than
@@ -255,7 +256,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     // docs/performance.md.
     constexpr int64_t kSerialPartialCombines = 8;
     const int64_t threads = int64_t(map.root().simdWidth()) * map.root().numSimdGroups();
-    const bool shareCombine = !butterflyFits && (groupsAlong & (groupsAlong - 1)) == 0 &&
+    const bool shareCombine = !butterflyFits && groupsPowerOfTwo &&
                               q * (groupsAlong - 1) > kSerialPartialCombines && threads % groupsAlong == 0;
     if (butterflyFits) {
       useBuiltin(Builtin::LaneIndex);

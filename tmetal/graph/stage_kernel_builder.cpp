@@ -184,9 +184,14 @@ class StageWriter {
     }
     // Selected before the broadcast: one select per row (or column) of the
     // tile rather than per element.
-    auto [valid, index] = match(progress, indexOf());
+    return {values, toShape(indicesWhere(progress, indexOf()), shape)};
+  }
+
+  // `indices` where `valid` holds, the index of masked-off elements elsewhere.
+  Value* indicesWhere(Value* valid, Value* indices) {
+    auto [validHere, index] = match(valid, indices);
     Value* noIndex = splatConstant(Attribute::integer(kNoIndex), index->type().shape());
-    return {values, toShape(b_.create1("arith.select", {valid, index, noIndex}, noIndex->type()), shape)};
+    return b_.create1("arith.select", {validHere, index, noIndex}, noIndex->type());
   }
 
   // scf.for i in [0, iterations): accumulators = combine(accumulators, trip(i)).
@@ -302,16 +307,11 @@ class StageWriter {
     auto indexOf = [&](Value* vectors, Value* lanes) {
       return walk(op("arith.addi", op("arith.muli", vectors, i32(width)), lanes), "idx", d_.indexWalkDims);
     };
-    auto unlessPastTheRow = [&](Value* valid, Value* indices) {
-      auto [validHere, index] = match(valid, indices);
-      Value* noIndex = splatConstant(Attribute::integer(kNoIndex), index->type().shape());
-      return b_.create1("arith.select", {validHere, index, noIndex}, noIndex->type());
-    };
     Value* values = loadValues(offsets, laneMask);
     Value* lanes = toShape(lane, shape);
     if (!d_.indicesIncrease) {
       // Lanes need not be in index order: Triton's combiner on real indices.
-      Value* indices = unlessPastTheRow(b_.expandDims(vectorValid, 2), indexOf(b_.expandDims(vector, 2), lane));
+      Value* indices = indicesWhere(b_.expandDims(vectorValid, 2), indexOf(b_.expandDims(vector, 2), lane));
       return reduceOp(b_, d_.combiner, {values, toShape(indices, shape)}, 2)->results();
     }
     // Lanes in index order: the vector's extreme value, then the first lane
@@ -327,7 +327,7 @@ class StageWriter {
     Value* firstLane =
         reduceOp(b_, Combiner::Min, {b_.create1("arith.select", {isExtreme, lanes, lastLane}, lanes->type())}, 2)
             ->result(0);
-    return {extreme, unlessPastTheRow(vectorValid, indexOf(vector, firstLane))};
+    return {extreme, indicesWhere(vectorValid, indexOf(vector, firstLane))};
   }
 
   // Columns (ReductionStage::locate): program g serves output block
@@ -338,9 +338,10 @@ class StageWriter {
   // for Y = sweep_rows / rowLoads. The tile is sweep_rows tall (threads
   // along the rows x loads per trip, powers of two).
   //
-  // A thread's loads of one trip are combined with one another (in row
-  // order) before the accumulators see them, so it carries one accumulator
-  // per column rather than one per column and load.
+  // With rowLoads > 1 (arg-reductions, reduction_kernels.cpp) a thread's
+  // loads of one trip are combined with one another (in row order) before
+  // the accumulators see them, so it carries one accumulator per column
+  // rather than one per column and load.
   void columns() {
     const std::vector<int64_t> tile{d_.tileRows / d_.rowLoads, d_.tileColumns};
     Value* pid = b_.programId(0);
