@@ -11,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <tuple>
 
 #include "tmetal/codegen/compile_kernel.h"
 #include "tmetal/frontend/ttir_reader.h"
@@ -52,6 +53,11 @@ ReductionPlan plan(std::vector<int64_t> shape, std::vector<int> axes, Combiner c
 }
 
 std::string ttirOf(const StageKernel& k) { return ir::printModule(*k.module, ir::PrintOptions{false}); }
+int countOf(const std::string& text, const std::string& word) {
+  int n = 0;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
+  return n;
+}
 // Whether the kernel's body (past the tt.func line) names `argument`.
 bool bodyUses(const std::string& ttir, const std::string& argument) {
   const size_t body = ttir.find('\n', ttir.find("tt.func"));
@@ -143,12 +149,13 @@ TEST(GraphReductionKernels, LargeSumStagesTakeThePlansGeometry) {
   EXPECT_EQ(scalar(first, "sweep_vectors").intValue, 1024);  // 512 lanes x 2 loads per trip
   EXPECT_EQ(scalar(first, "row_vectors").intValue, 262144);
   EXPECT_EQ(scalar(first, "splits").intValue, 48);
-  EXPECT_EQ(scalar(first, "iterations").intValue, 6);
+  EXPECT_EQ(scalar(first, "iterations").intValue, 6);  // more than rows write out: a loop
   EXPECT_EQ(scalar(first, "red_stride_0").intValue, 1);
   const std::string ttir = ttirOf(first);
   // 1 output x (512 lanes x 2 loads) vectors x 4 lanes, each vector reduced before the accumulators
   EXPECT_NE(ttir.find("tensor<1x1024x4xf32>"), std::string::npos);
   EXPECT_NE(ttir.find("-> (tensor<1x1024xf32>)  : i32"), std::string::npos);  // the loop carries one per vector
+  EXPECT_EQ(countOf(ttir, "tt.load"), 1);
   EXPECT_NE(ttir.find("{tt.divisibility = 16 : i32}"), std::string::npos);
   EXPECT_NE(ttir.find("\"tt.reduce\""), std::string::npos);
   const StageKernel& second = k.stages[1];
@@ -159,6 +166,26 @@ TEST(GraphReductionKernels, LargeSumStagesTakeThePlansGeometry) {
   EXPECT_EQ(scalar(second, "row_vectors").intValue, 12);  // 48 partials as 12 float4
   EXPECT_EQ(k.partialElements, 48);
   EXPECT_EQ(k.outputKind, ScalarKind::F32);
+}
+
+TEST(GraphReductionKernels, ShortRowsWriteTheirTripsOut) {
+  // Argmax of rows of 32 float32: 4 lanes per row reading 2 vectors each
+  // (one per trip, 2 outputs per thread), both trips written out: two loads,
+  // no loop and no trip count argument.
+  ReductionPlan p = plan({65536, 32}, {1}, Combiner::ArgMax);
+  ASSERT_EQ(p.stages.size(), 1u);
+  EXPECT_EQ(p.stages[0].lanesPerOutput, 4);
+  EXPECT_EQ(p.stages[0].iterations, 2);
+  EXPECT_TRUE(p.stages[0].tripsWrittenOut);
+  const ReductionKernels kernels = buildReductionKernels(p);
+  const StageKernel& k = kernels.stages[0];
+  const std::string ttir = ttirOf(k);
+  EXPECT_EQ(countOf(ttir, "tt.load"), 2);
+  EXPECT_EQ(ttir.find("scf.for"), std::string::npos);
+  EXPECT_EQ(ttir.find("iterations"), std::string::npos);
+  for (const StageScalar& s : k.scalars) EXPECT_NE(s.name, "iterations");
+  // Sums keep a 128-byte line per row: 8 lanes, one trip.
+  EXPECT_EQ(plan({65536, 32}, {1}).stages[0].lanesPerOutput, 8);
 }
 
 TEST(GraphReductionKernels, CompiledThreadgroupsAreThePlans) {
@@ -370,6 +397,11 @@ const Shape kOddRows{"odd_37x129_axis1", {37, 129}, {1}, {}};      // 160 lanes 
 
 const Shape kSharedCombineColumns{"columns_1024x64_axis0", {1024, 64}, {0}, {}};  // 16 SIMD groups of partials
 
+// Several trips per thread (float32; TripsOfTheDeviceShapes checks the plans).
+const Shape kRowTripsWrittenOut{"rows_8x65536_axis1", {8, 65536}, {1}, {}};        // 3 trips, written out
+const Shape kRowTripsLooped{"rows_2x524288_axis1", {2, 524288}, {1}, {}};         // a loop of 6 trips
+const Shape kColumnTripsWrittenOut{"columns_64x8192_axis0", {64, 8192}, {0}, {}};  // 2 trips, written out
+
 const std::vector<Shape> kCoreShapes{kOneDTwoStages, kSkinnyColumns, kWideRows, k3dOuterInner, kOddRows};
 const std::vector<Shape> kMoreShapes{
     {"1d_float4_two_stages", {65536}, {0}, {}},     // all, 16 partials of float4 reads
@@ -423,6 +455,19 @@ std::vector<Case> cases() {
                                                                             {Combiner::Max, ScalarKind::BF16},
                                                                             {Combiner::ArgMax, ScalarKind::I32}})
     all.push_back({kSharedCombineColumns, c, dtype});
+  // Several trips per thread: written out one after another (rows of up to
+  // 4 trips, columns with two threadgroups per core) or a loop (longer rows).
+  for (const auto& [s, c, dtype] : std::vector<std::tuple<Shape, Combiner, ScalarKind>>{
+           {kRowTripsWrittenOut, Combiner::ArgMax, ScalarKind::F16},
+           {kRowTripsWrittenOut, Combiner::ArgMax, ScalarKind::F32},
+           {kRowTripsWrittenOut, Combiner::ArgMin, ScalarKind::BF16},
+           {kRowTripsWrittenOut, Combiner::Sum, ScalarKind::F32},
+           {kRowTripsLooped, Combiner::ArgMax, ScalarKind::F32},
+           {kRowTripsLooped, Combiner::Sum, ScalarKind::F32},
+           {kColumnTripsWrittenOut, Combiner::ArgMax, ScalarKind::F32},
+           {kColumnTripsWrittenOut, Combiner::ArgMin, ScalarKind::F16},
+           {kColumnTripsWrittenOut, Combiner::Sum, ScalarKind::F32}})
+    all.push_back({s, c, dtype});
   return all;
 }
 
@@ -438,6 +483,16 @@ std::string caseName(const testing::TestParamInfo<Case>& info) {
 class GraphReductionOnDevices : public testing::TestWithParam<Case> {};
 
 }  // namespace
+
+TEST(GraphReductionKernels, TripsOfTheDeviceShapes) {
+  auto first = [](const Shape& s) { return plan(s.shape, s.axes, Combiner::ArgMax).stages[0]; };
+  EXPECT_EQ(first(kRowTripsWrittenOut).iterations, 3);
+  EXPECT_TRUE(first(kRowTripsWrittenOut).tripsWrittenOut);
+  EXPECT_EQ(first(kRowTripsLooped).iterations, 6);
+  EXPECT_FALSE(first(kRowTripsLooped).tripsWrittenOut);
+  EXPECT_EQ(first(kColumnTripsWrittenOut).iterations, 2);
+  EXPECT_TRUE(first(kColumnTripsWrittenOut).tripsWrittenOut);
+}
 
 TEST_P(GraphReductionOnDevices, MatchesTheHostReference) {
   const Case& c = GetParam();

@@ -122,9 +122,10 @@ void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile
                          pad, tileLabel, s.threadgroupSize, s.simdgroupsPerThreadgroup, s.simdgroupsPerThreadgroup == 1 ? "" : "s",
                          s.threadsX, s.threadsX == 1 ? "" : "s", s.vectorWidth, s.vectorWidth == 1 ? "" : "s",
                          s.threadsY);
-    out += fmt::format("{}per thread: {} trip{} x {} load{} of a {}-wide vector = up to {} elements\n", pad,
-                       s.iterations, s.iterations == 1 ? "" : "s", s.loadsPerTrip(), s.loadsPerTrip() == 1 ? "" : "s",
-                       s.vectorWidth, s.elementsPerThread);
+    out += fmt::format("{}per thread: {} trip{}{} x {} load{} of a {}-wide vector = up to {} elements\n", pad,
+                       s.iterations, s.iterations == 1 ? "" : "s",
+                       s.tripsWrittenOut && s.iterations > 1 ? " (written out)" : "", s.loadsPerTrip(),
+                       s.loadsPerTrip() == 1 ? "" : "s", s.vectorWidth, s.elementsPerThread);
     out += fmt::format("{}grid: {} threadgroup{} ({} output block{} x {} split{})", pad, s.threadgroups,
                        s.threadgroups == 1 ? "" : "s", s.outputBlocks, s.outputBlocks == 1 ? "" : "s", s.splits,
                        s.splits == 1 ? "" : "s");
@@ -138,7 +139,16 @@ void renderPlan(std::string& out, const OpAnalysis& a, const hw::HardwareProfile
                          c->threadgroupMemoryBytes
                              ? fmt::format("{} of threadgroup memory", formatBytes(c->threadgroupMemoryBytes))
                              : std::string("no threadgroup memory"));
-      for (const nlohmann::json& r : c->reductions) out += fmt::format("{}  combine: {}\n", pad, compiledCombineText(r));
+      // Stages write their trips out one after another (stage_kernel_builder.h),
+      // each with its own tt.reduce: alike neighbours are counted, not repeated.
+      const nlohmann::json& reductions = c->reductions;
+      for (size_t k = 0; k < reductions.size();) {
+        const std::string text = compiledCombineText(reductions[k]);
+        size_t alike = 1;
+        while (k + alike < reductions.size() && compiledCombineText(reductions[k + alike]) == text) ++alike;
+        out += fmt::format("{}  combine: {}{}\n", pad, text, alike > 1 ? fmt::format(" ({} alike)", alike) : "");
+        k += alike;
+      }
     } else {
       const std::string why = i < a.compiled.size() ? a.compiled[i].error
                               : !a.compiled.empty()  ? a.compiled[0].error
@@ -228,6 +238,7 @@ json stageToJson(const ReductionStage& s) {
               {"threadgroups", s.threadgroups},
               {"grid", {s.threadgroups, 1, 1}},
               {"iterations", s.iterations},
+              {"trips_written_out", s.tripsWrittenOut},
               {"elements_per_thread", s.elementsPerThread},
               {"accumulator_bytes", s.accumulatorBytes},
               {"min_threadgroups_per_core", s.minThreadgroupsPerCore},

@@ -98,6 +98,11 @@ struct ReductionStage {
   int64_t sweeps = 0;                 // sweeps over one output's reduction (see StageShape)
   int64_t threadgroups = 0;           // the grid: outputBlocks * splits, threadgroup g = block * splits + split
   int64_t iterations = 0;             // loop trips per thread
+  // The trips are written out one after another in the kernel (a constant
+  // count, no loop), so that the compilers see every load at once and can
+  // issue later trips' loads while earlier ones are combined; otherwise a
+  // loop over a trip count argument (docs/planner.md, "Trips written out").
+  bool tripsWrittenOut = false;
   int64_t elementsPerThread = 0;      // iterations * loadsPerTrip() * vectorWidth (at most)
   int accumulatorBytes = 0;
   int64_t threadgroupMemoryBytes = 0;  // for combining threads of one threadgroup

@@ -52,8 +52,10 @@ std::string laneCombine(int lanes, const hw::HardwareProfile& p, Combiner c) {
   return within + fmt::format(", then {} SIMD-group partials through threadgroup memory", ceilDiv(lanes, p.simdWidth));
 }
 
-// Lanes that one 16-byte vector load each spreads over a full 128-byte line.
+// Lanes that one 16-byte vector load each spreads over a full 128-byte line,
+// and over 32 bytes.
 constexpr int64_t kLineLanes = layout::kCoalescedRowBytes / layout::kMaxVectorBytes;
+constexpr int64_t kThirtyTwoByteLanes = 32 / layout::kMaxVectorBytes;
 
 struct StagePlanner {
   const hw::HardwareProfile& p;
@@ -92,8 +94,15 @@ struct StagePlanner {
     // 1. Lanes per output (a power of two): enough that each reads about
     // tuning.vectorsPerThread vectors, at least a 128-byte line's worth, and
     // more while the outputs alone would leave the GPU short of one wave.
-    int64_t lanes = std::clamp(nextPowerOfTwo(ceilDiv(vectors, tuning.vectorsPerThread)),
-                               std::min(rowLanes, kLineLanes), std::min(most, rowLanes));
+    // Arg-reductions of rows a line covers take half the lanes, each reading
+    // two vectors (a trip apart), down to 32 bytes of the row per trip: every
+    // step of their lane combine moves a (value, index) pair, and one step
+    // fewer measured faster (docs/planner.md, "Short rows").
+    int64_t leastLanes = std::min(rowLanes, kLineLanes);
+    if (combinerCarriesIndex(combiner) && rowLanes <= kLineLanes)
+      leastLanes = std::max(std::min(rowLanes, kThirtyTwoByteLanes), rowLanes / 2);
+    int64_t lanes = std::clamp(nextPowerOfTwo(ceilDiv(vectors, tuning.vectorsPerThread)), leastLanes,
+                               std::min(most, rowLanes));
     const int64_t byWork = lanes;
     while (saturatingMultiply(outputs, lanes) < wave() && lanes < std::min(most, rowLanes)) lanes *= 2;
     decisions.push_back(
@@ -253,6 +262,21 @@ struct StagePlanner {
     return s;
   }
 };
+
+// Whether a stage's trips are written out rather than looped over. Both
+// limits are measured on an H200 (docs/planner.md, "Trips written out"):
+// rows of up to 4 trips gain (arg-reductions of short rows most); longer
+// rows lost up to 11 points where the written-out float16 argmax needed
+// more registers than a core's four threadgroups leave. Columns gain with
+// up to 32 trips where they keep exactly two threadgroups per core (the
+// compiled kernel may then use 64 registers a thread, which the written-out
+// loads fit in) and lost where they would have kept more.
+bool writeOutTrips(const ReductionStage& s) {
+  constexpr int64_t kMostRowTrips = 4, kMostColumnTrips = 32;
+  if (s.iterations <= 1) return true;
+  if (s.shape == StageShape::Rows) return s.iterations <= kMostRowTrips;
+  return s.minThreadgroupsPerCore == 2 && s.iterations <= kMostColumnTrips;
+}
 
 std::string stage0Kernel(ReductionKind kind, const ReductionStage& s, const hw::HardwareProfile& p) {
   if (kind == ReductionKind::Column) return s.splits > 1 ? "col_reduce_partials" : "col_reduce_tiles";
@@ -418,6 +442,7 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
                                          first.minThreadgroupsPerCore, first.minThreadgroupsPerCore == 1 ? "" : "s",
                                          plan.tuning.residentThreadgroups, most, first.threadgroupSize));
   }
+  first.tripsWrittenOut = writeOutTrips(first);
   plan.stages.push_back(first);
 
   if (first.splits > 1) {
@@ -437,7 +462,19 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
                                "stage 2");
       second.kernel = "reduce_partials_columns";
     }
+    second.tripsWrittenOut = writeOutTrips(second);
     plan.stages.push_back(second);
+  }
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const ReductionStage& s = plan.stages[i];
+    if (s.iterations > 1)
+      plan.decisions.push_back(
+          s.tripsWrittenOut
+              ? fmt::format("stage {}: the {} trips are written out one after another (no loop)", i + 1, s.iterations)
+              : fmt::format("stage {}: a loop over {} trips ({})", i + 1, s.iterations,
+                            s.shape == StageShape::Rows
+                                ? "rows are written out up to 4 trips"
+                                : "columns are written out up to 32 trips, with two threadgroups per core"));
   }
   if (plan.combiner == Combiner::Mean)
     plan.decisions.push_back(fmt::format("mean: the last stage divides each sum by {}", plan.reduceCount));

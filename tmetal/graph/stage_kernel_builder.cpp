@@ -194,10 +194,11 @@ class StageWriter {
     return b_.create1("arith.select", {validHere, index, noIndex}, noIndex->type());
   }
 
-  // scf.for i in [0, iterations): accumulators = combine(accumulators, trip(i)).
-  // Trips advance each accumulator's reduce index and masks only ever turn
-  // off (row < reduce_rows, vector < row_vectors), so arg-reductions whose
-  // indices increase combine in index order.
+  // accumulators = combine(accumulators, trip(i)) for i in [0, trips): the
+  // trips written out one after another, or an scf.for over the `iterations`
+  // argument. Trips advance each accumulator's reduce index and masks only
+  // ever turn off (row < reduce_rows, vector < row_vectors), so
+  // arg-reductions whose indices increase combine in index order.
   std::vector<Value*> accumulate(const std::vector<int64_t>& tile,
                                  const std::function<std::vector<Value*>(Value* trip)>& trip) {
     const bool inIndexOrder = d_.combinesInIndexOrder();
@@ -205,25 +206,32 @@ class StageWriter {
         inIndexOrder ? emptyInIndexOrder(d_.accumulatorKind) : combinerIdentity(d_.combiner, d_.accumulatorKind),
         tile)};
     if (d_.carriesIndex()) initial.push_back(splatConstant(Attribute::integer(kNoIndex), tile));
-    std::vector<Value*> operands{i32(0), arg("iterations"), i32(1)};
-    std::vector<Type> types;
-    for (Value* v : initial) {
-      operands.push_back(v);
-      types.push_back(v->type());
+    auto combine = [&](const std::vector<Value*>& carried, Value* i) {
+      return inIndexOrder ? combineInIndexOrder(b_, d_.combiner, carried, trip(i))
+                          : combineValues(b_, d_.combiner, carried, trip(i));
+    };
+    std::vector<Value*> accumulated = initial;
+    if (d_.writeOutTrips) {
+      for (int64_t t = 0; t < d_.trips; ++t) accumulated = combine(accumulated, i32(t));
+    } else {
+      std::vector<Value*> operands{i32(0), arg("iterations"), i32(1)};
+      std::vector<Type> types;
+      for (Value* v : initial) {
+        operands.push_back(v);
+        types.push_back(v->type());
+      }
+      ir::Operation* loop = b_.create("scf.for", operands, types);
+      ir::Block* body = loop->addRegion()->addBlock();
+      Value* i = body->addArgument(Type::i32(), "i");
+      std::vector<Value*> carried;
+      for (Value* v : initial) carried.push_back(body->addArgument(v->type()));
+      ir::Block* outer = b_.insertionBlock();
+      b_.setInsertionBlock(body);
+      b_.create("scf.yield", combine(carried, i), {});
+      b_.setInsertionBlock(outer);
+      accumulated = loop->results();
     }
-    ir::Operation* loop = b_.create("scf.for", operands, types);
-    ir::Block* body = loop->addRegion()->addBlock();
-    Value* i = body->addArgument(Type::i32(), "i");
-    std::vector<Value*> carried;
-    for (Value* v : initial) carried.push_back(body->addArgument(v->type()));
-    ir::Block* outer = b_.insertionBlock();
-    b_.setInsertionBlock(body);
-    b_.create("scf.yield",
-              inIndexOrder ? combineInIndexOrder(b_, d_.combiner, carried, trip(i))
-                           : combineValues(b_, d_.combiner, carried, trip(i)),
-              {});
-    b_.setInsertionBlock(outer);
-    return inIndexOrder ? finishIndexOrder(b_, d_.combiner, loop->results()) : loop->results();
+    return inIndexOrder ? finishIndexOrder(b_, d_.combiner, accumulated) : accumulated;
   }
 
   // Stores the reduced values of plan outputs `outputs` where `valid` holds:

@@ -1,13 +1,15 @@
 // Writes the TTIR of one reduction stage from its design: the structure a
 // kernel has (tile, vector width, combiner, types, how many dimensions each
-// index walk has). Everything else, the sizes and strides of one shape, is a
-// scalar argument, so equal designs give equal kernels. reduction_kernels.cpp
+// index walk has, how many trips each thread makes when they are written
+// out). Everything else, the sizes and strides of one shape, is a scalar
+// argument, so equal designs give equal kernels. reduction_kernels.cpp
 // derives the designs and the argument values from a plan.
 //
 // Scalar arguments the kernels read, by name (walk W contributes W_stride_k
 // for k = 0 .. dims-1, outermost first, and W_size_k for k >= 1: the
 // outermost coordinate is the index divided by the inner sizes):
-//   both shapes   n_outputs, splits, iterations; `count` (f32) for mean's
+//   both shapes   n_outputs, splits, iterations (unless the trips are
+//                 written out); `count` (f32) for mean's
 //                 division; walks `pos` (plan output -> position in the
 //                 output tensor) and, for arg-reductions reading the input,
 //                 `idx` (reduce index -> the index argmax reports)
@@ -49,6 +51,11 @@ struct StageDesign {
   // row y reads rows k * tileRows / rowLoads + y); 1: one accumulator per
   // row of the tile.
   int rowLoads = 1;
+  // Trips every thread makes (ReductionStage::iterations), written out one
+  // after another when writeOutTrips holds (ReductionStage::tripsWrittenOut),
+  // else an scf.for over the `iterations` argument.
+  int64_t trips = 1;
+  bool writeOutTrips = true;
   int outerWalkDims = 0;   // Rows: `out`; Columns: `run`
   int reduceWalkDims = 0;  // `red`
   int positionWalkDims = 0;
