@@ -271,8 +271,8 @@ struct StagePlanner {
 // up to 32 trips where they keep exactly two threadgroups per core (the
 // compiled kernel may then use 64 registers a thread, which the written-out
 // loads fit in) and lost where they would have kept more.
+constexpr int64_t kMostRowTrips = 4, kMostColumnTrips = 32;
 bool writeOutTrips(const ReductionStage& s) {
-  constexpr int64_t kMostRowTrips = 4, kMostColumnTrips = 32;
   if (s.iterations <= 1) return true;
   if (s.shape == StageShape::Rows) return s.iterations <= kMostRowTrips;
   return s.minThreadgroupsPerCore == 2 && s.iterations <= kMostColumnTrips;
@@ -473,8 +473,9 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
               ? fmt::format("stage {}: the {} trips are written out one after another (no loop)", i + 1, s.iterations)
               : fmt::format("stage {}: a loop over {} trips ({})", i + 1, s.iterations,
                             s.shape == StageShape::Rows
-                                ? "rows are written out up to 4 trips"
-                                : "columns are written out up to 32 trips, with two threadgroups per core"));
+                                ? fmt::format("rows are written out up to {} trips", kMostRowTrips)
+                                : fmt::format("columns are written out up to {} trips, with two threadgroups per core",
+                                              kMostColumnTrips)));
   }
   if (plan.combiner == Combiner::Mean)
     plan.decisions.push_back(fmt::format("mean: the last stage divides each sum by {}", plan.reduceCount));
