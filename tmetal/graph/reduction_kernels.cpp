@@ -134,7 +134,6 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
   d.readKind = first ? plan.dtype : plan.accumulator;
   d.writeKind = last ? reductionOutputKind(plan.combiner, plan.dtype) : plan.accumulator;
   d.vectorWidth = width;
-  d.trips = stage.iterations;
 
   // The memory walks, in vectors: stage 0 reads the input through the
   // plan's output and reduce spaces, stage 1 the partials, laid out as
@@ -203,6 +202,7 @@ StageKernel buildStage(const ReductionPlan& plan, size_t index, const PlanWalks&
     addScalar(scalars, "reduce_rows", stage.reduceCount);
   }
   addScalar(scalars, "splits", stage.splits);
+  d.trips = stage.iterations;
   d.writeOutTrips = stage.tripsWrittenOut;
   if (!d.writeOutTrips) addScalar(scalars, "iterations", stage.iterations);
   addWalk(scalars, stage.shape == StageShape::Rows ? "out" : "run", outer);
