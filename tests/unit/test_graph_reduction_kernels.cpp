@@ -400,7 +400,7 @@ const Shape kSharedCombineColumns{"columns_1024x64_axis0", {1024, 64}, {0}, {}};
 // Several trips per thread (float32; TripsOfTheDeviceShapes checks the plans).
 const Shape kRowTripsWrittenOut{"rows_8x65536_axis1", {8, 65536}, {1}, {}};        // 3 trips, written out
 const Shape kRowTripsLooped{"rows_2x524288_axis1", {2, 524288}, {1}, {}};         // a loop of 6 trips
-const Shape kColumnTripsWrittenOut{"columns_64x8192_axis0", {64, 8192}, {0}, {}};  // 2 trips, written out
+const Shape kColumnTripsWrittenOut{"columns_96x8192_axis0", {96, 8192}, {0}, {}};  // 2 trips (the 2nd half masked), written out
 
 const std::vector<Shape> kCoreShapes{kOneDTwoStages, kSkinnyColumns, kWideRows, k3dOuterInner, kOddRows};
 const std::vector<Shape> kMoreShapes{

@@ -69,6 +69,18 @@ struct StagePlanner {
                        p.maxResidentThreadsPerCore);
   }
   int64_t maxThreads() const { return floorPowerOfTwo(std::min<int64_t>(p.maxThreadsPerThreadgroup, tuning.maxThreads)); }
+  // Arg-reductions give each thread twice the tuning's work along the
+  // reduction: a long row's lane reads twice the vectors, a column thread
+  // twice the rows per trip. Every step of their combines (across lanes,
+  // SIMD groups and the threads of a column) moves a (value, index) pair,
+  // so more elements per thread before the combine measured faster
+  // (docs/planner.md, "Work per thread of arg-reductions").
+  int workFactor() const { return combinerCarriesIndex(combiner) ? 2 : 1; }
+  int64_t vectorsPerLane() const { return int64_t(workFactor()) * tuning.vectorsPerThread; }
+  int64_t rowsPerTrip() const { return int64_t(workFactor()) * tuning.loadsPerTrip; }
+  std::string workNote(const char* what, int64_t value, int tuned) const {
+    return workFactor() == 1 ? "" : fmt::format(" ({} {}: twice the tuning's {} for an arg-reduction)", value, what, tuned);
+  }
   // Partials per output when a stage is split: as many threadgroups as one
   // wave holds (never a wave and a fraction: the fraction would run alone),
   // at least two, at most one per sweep.
@@ -101,14 +113,15 @@ struct StagePlanner {
     int64_t leastLanes = std::min(rowLanes, kLineLanes);
     if (combinerCarriesIndex(combiner) && rowLanes <= kLineLanes)
       leastLanes = std::max(std::min(rowLanes, kThirtyTwoByteLanes), rowLanes / 2);
-    int64_t lanes = std::clamp(nextPowerOfTwo(ceilDiv(vectors, tuning.vectorsPerThread)), leastLanes,
+    int64_t lanes = std::clamp(nextPowerOfTwo(ceilDiv(vectors, vectorsPerLane())), leastLanes,
                                std::min(most, rowLanes));
     const int64_t byWork = lanes;
     while (saturatingMultiply(outputs, lanes) < wave() && lanes < std::min(most, rowLanes)) lanes *= 2;
     decisions.push_back(
         lanes == byWork
-            ? fmt::format("{}: {} vectors of {} per output: {} lane{} per output, about {} vectors each", stageName,
-                          vectors, vector, lanes, lanes == 1 ? "" : "s", ceilDiv(vectors, lanes))
+            ? fmt::format("{}: {} vectors of {} per output: {} lane{} per output, about {} vectors each{}", stageName,
+                          vectors, vector, lanes, lanes == 1 ? "" : "s", ceilDiv(vectors, lanes),
+                          workNote("vectors per lane", vectorsPerLane(), tuning.vectorsPerThread))
             : fmt::format("{}: {} vectors of {} per output: {} lanes per output (not {}: {} outputs x {} lanes would "
                           "not fill {})",
                           stageName, vectors, vector, lanes, byWork, outputs, byWork, waveText()));
@@ -213,13 +226,14 @@ struct StagePlanner {
     s.outputsPerThreadgroup = tx * vector;
     s.outputBlocks = runs * ceilDiv(inner, tx * vector);
     // 3. Independent loads per trip: each thread reads that many rows.
-    s.vectorsPerTrip = static_cast<int>(std::min<int64_t>(tuning.loadsPerTrip, nextPowerOfTwo(ceilDiv(reduce, ty))));
+    s.vectorsPerTrip = static_cast<int>(std::min(rowsPerTrip(), nextPowerOfTwo(ceilDiv(reduce, ty))));
     s.sweeps = ceilDiv(reduce, ty * s.vectorsPerTrip);
     decisions.push_back(fmt::format(
         "{}: {} lane{} x {} outputs each along the contiguous run of {}; {} threads along the {} reduced rows (at "
-        "most {} within {} threads and {} bytes of threadgroup memory), {} row{} each per trip: {} sweep{}",
+        "most {} within {} threads and {} bytes of threadgroup memory), {} row{} each per trip{}: {} sweep{}",
         stageName, tx, tx == 1 ? "" : "s", vector, inner, ty, reduce, tyLimit, most, p.threadgroupMemoryBytes,
-        s.vectorsPerTrip, s.vectorsPerTrip == 1 ? "" : "s", s.sweeps, s.sweeps == 1 ? "" : "s"));
+        s.vectorsPerTrip, s.vectorsPerTrip == 1 ? "" : "s",
+        workNote("rows at most", rowsPerTrip(), tuning.loadsPerTrip), s.sweeps, s.sweeps == 1 ? "" : "s"));
 
     // 4. Split the rows over several threadgroups when the output blocks
     // alone leave the GPU short of one wave.
