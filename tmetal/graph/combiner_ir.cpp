@@ -115,7 +115,8 @@ std::vector<Value*> combineInIndexOrder(ir::Builder& b, Combiner c, const std::v
   if (!combinesInIndexOrder(c, accumulated[0]->type().elementOrSelf().scalarKind()))
     throw std::logic_error(std::string("combining in index order: not an arg-reduction of floats: ") + combinerName(c));
   Value* keep = b.cmpf(c == Combiner::ArgMax ? "oge" : "ole", accumulated[0], next[0]);
-  return {select(b, keep, accumulated[0], next[0]), select(b, keep, accumulated[1], next[1])};
+  Value* extreme = b.binary(c == Combiner::ArgMax ? "arith.maxnumf" : "arith.minnumf", accumulated[0], next[0]);
+  return {extreme, select(b, keep, accumulated[1], next[1])};
 }
 
 std::vector<Value*> finishIndexOrder(ir::Builder& b, Combiner c, const std::vector<Value*>& accumulated) {
