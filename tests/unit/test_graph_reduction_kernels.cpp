@@ -11,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <regex>
 #include <tuple>
 
 #include "tmetal/codegen/compile_kernel.h"
@@ -186,6 +187,34 @@ TEST(GraphReductionKernels, ShortRowsWriteTheirTripsOut) {
   for (const StageScalar& s : k.scalars) EXPECT_NE(s.name, "iterations");
   // Sums keep a 128-byte line per row: 8 lanes, one trip.
   EXPECT_EQ(plan({65536, 32}, {1}).stages[0].lanesPerOutput, 8);
+}
+
+TEST(GraphReductionKernels, IdempotentCombinersReadClampedNotMasked) {
+  // Max, argmax and any read the last real element again past the end of a
+  // row or column (and for outputs past the last) instead of masking: no
+  // load of theirs has a mask, each clamps its index with arith.minsi. Sums
+  // must mask (an element read twice would count twice).
+  const std::regex masked(R"(tt\.load %\w+, )");
+  auto maskedLoads = [&](const std::string& ttir) {
+    return std::distance(std::sregex_iterator(ttir.begin(), ttir.end(), masked), std::sregex_iterator());
+  };
+  for (const auto& [shape, axes] : std::vector<std::pair<std::vector<int64_t>, std::vector<int>>>{
+           {{37, 129}, {1}}, {{37, 129}, {0}}, {{1048576}, {0}}, {{100, 8, 40}, {1}}}) {
+    for (Combiner c : {Combiner::Max, Combiner::ArgMax, Combiner::Any, Combiner::Sum}) {
+      const ReductionKernels k = buildReductionKernels(plan(shape, axes, c));
+      for (const StageKernel& stage : k.stages) {
+        SCOPED_TRACE(stage.name);
+        const std::string ttir = ttirOf(stage);
+        ASSERT_GT(countOf(ttir, "tt.load"), 0);
+        if (c == Combiner::Sum) {
+          EXPECT_EQ(maskedLoads(ttir), countOf(ttir, "tt.load"));
+        } else {
+          EXPECT_EQ(maskedLoads(ttir), 0);
+          EXPECT_GT(countOf(ttir, "arith.minsi"), 0);
+        }
+      }
+    }
+  }
 }
 
 TEST(GraphReductionKernels, CompiledThreadgroupsAreThePlans) {
