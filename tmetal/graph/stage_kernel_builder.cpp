@@ -158,14 +158,16 @@ class StageWriter {
     return op("arith.addi", b_.binary("arith.muli", vectors, width), lane);
   }
 
-  // Idempotent combiners read no masked loads: where a stage would read
-  // past the end of a row or column, or for an output past the last, it
-  // reads the last real element again (with its real index), which changes
-  // no max, min, argmax, argmin, any or all. Its loads then need no mask
-  // and no identity value written into the registers a masked-off load
-  // would leave alone: on the H200's CUDA compiler one move per register
-  // per load, a tenth of a float16 argmax's instructions.
-  bool readsClamped() const { return combinerIsIdempotent(d_.combiner); }
+  // Arg-reductions read no masked loads: where a stage would read past the
+  // end of a row or column, or for an output past the last, it reads the
+  // last real element again with its real index, which changes no argmax or
+  // argmin (combinerIsIdempotent). Their loads then need neither a mask, nor
+  // the identity written into the registers a masked-off load leaves alone
+  // (one move per register and load on NVIDIA's compiler), nor a select of
+  // the masked-off index. Max and min could read the same way, but their
+  // long row loops measured up to 7 points slower so (docs/planner.md,
+  // "Reads of arg-reductions").
+  bool readsClamped() const { return d_.carriesIndex() && combinerIsIdempotent(d_.combiner); }
   // `index` clamped to the last of `count` (a scalar argument) when reads
   // are clamped, else `index` itself.
   Value* readIndex(Value* index, const std::string& count) {
