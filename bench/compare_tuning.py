@@ -3,7 +3,9 @@
 
   python3 bench/compare_tuning.py RUN.json [RUN.json ...] > tuning.md
 
-Each RUN.json is a `tmetal bench graph --tuning ...` results file. The table
+Each RUN.json is a `tmetal bench graph --tuning ...` results file; runs are
+named by their tuning, or by their file name where two runs share a tuning
+(A/B runs of two trees). The table
 has one row per case and, for each run, tmetal's share of the measured copy
 bandwidth; torch's comes from the first run. Below it, per run: the geometric
 mean against torch, the cases slower than torch, and the inputs of at least
@@ -28,6 +30,8 @@ def load(path: str) -> tuple[str, dict]:
 
 def render(paths: list[str]) -> str:
     runs = [load(p) for p in paths]
+    if len({label for label, _ in runs}) < len(runs):
+        runs = [(Path(p).stem, rows) for p, (_, rows) in zip(paths, runs)]
     keys = [k for k in runs[0][1]]
     for _, rows in runs[1:]:
         keys += [k for k in rows if k not in keys]
@@ -46,7 +50,7 @@ def render(paths: list[str]) -> str:
             cells.append(f"**{text}**" if r["tmetal_pct_copy"] == best and len(runs) > 1 else text)
         out.append(f"| {key} | {first['bytes'] / 1e6:.0f} | {first['torch_pct_copy']:.0f}% | " + " | ".join(cells) + " |")
     out.append("")
-    out.append("| tuning | cases | geomean vs torch | slower than torch | >= 256 MB under 90% of copy |")
+    out.append("| run | cases | geomean vs torch | slower than torch | >= 256 MB under 90% of copy |")
     out.append("| --- | ---: | ---: | ---: | ---: |")
     for label, rows in runs:
         speedups = [r["speedup_vs_torch"] for r in rows.values() if r.get("speedup_vs_torch")]
