@@ -47,7 +47,10 @@ std::vector<ir::Value*> combineValues(ir::Builder& b, Combiner c, const std::vec
 // accumulator, whose identity (-inf, no index) must lose to a real -inf. So
 // accumulators combined in index order start empty as (NaN, no index), which
 // loses every comparison, and finishIndexOrder() turns a still-empty one back
-// into the identity before the pairs meet in any other order.
+// into the identity before the pairs meet in any other order. The comparison
+// only picks the index: the value is max(accumulated, next) (min for
+// argmin), the kept value save where NaNs take part, and one packed
+// instruction for pairs of 16-bit floats where a select of them is not.
 bool combinesInIndexOrder(Combiner c, ir::ScalarKind valueKind);  // arg-reductions of floats
 ir::Attribute emptyInIndexOrder(ir::ScalarKind valueKind);        // NaN
 std::vector<ir::Value*> combineInIndexOrder(ir::Builder& b, Combiner c, const std::vector<ir::Value*>& accumulated,
