@@ -28,10 +28,6 @@ std::optional<Combiner> parseCombiner(const std::string& name) {
 
 bool combinerCarriesIndex(Combiner c) { return c == Combiner::ArgMax || c == Combiner::ArgMin; }
 
-bool combinerIsIdempotent(Combiner c) {
-  return c != Combiner::Sum && c != Combiner::Mean && c != Combiner::Prod;
-}
-
 int scalarBytes(ir::ScalarKind k) { return k == ir::ScalarKind::I1 ? 1 : ir::scalarBits(k) / 8; }
 
 ir::ScalarKind accumulatorKind(Combiner c, ir::ScalarKind input) {

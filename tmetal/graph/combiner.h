@@ -18,10 +18,6 @@ std::optional<Combiner> parseCombiner(const std::string& name);
 // Arg-reductions carry (value, index) pairs through every combine step.
 bool combinerCarriesIndex(Combiner c);
 
-// Combining an element (with its index) twice gives what combining it once
-// does: max, min, argmax, argmin, any, all; not sums, means or products.
-bool combinerIsIdempotent(Combiner c);
-
 // The type partial results are kept in: sums and products of 16-bit floats
 // and small integers widen (to f32 / i32) so partials do not overflow or
 // lose precision; max/min keep the input type; any/all keep a 32-bit flag.

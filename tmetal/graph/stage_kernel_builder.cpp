@@ -161,18 +161,33 @@ class StageWriter {
   // Arg-reductions read no masked loads: where a stage would read past the
   // end of a row or column, or for an output past the last, it reads the
   // last real element again with its real index, which changes no argmax or
-  // argmin (combinerIsIdempotent). Their loads then need neither a mask, nor
+  // argmin (sums could not read an element twice). Their loads then need neither a mask, nor
   // the identity written into the registers a masked-off load leaves alone
   // (one move per register and load on NVIDIA's compiler), nor a select of
   // the masked-off index. Max and min could read the same way, but their
   // long row loops measured up to 7 points slower so (docs/planner.md,
   // "Reads of arg-reductions").
-  bool readsClamped() const { return d_.carriesIndex() && combinerIsIdempotent(d_.combiner); }
+  bool readsClamped() const { return d_.carriesIndex(); }
   // `index` clamped to the last of `count` (a scalar argument) when reads
   // are clamped, else `index` itself.
   Value* readIndex(Value* index, const std::string& count) {
     if (!readsClamped()) return index;
     return op("arith.minsi", index, op("arith.subi", arg(count), i32(1)));
+  }
+
+  // Where a trip reads `index` of `count` (a scalar argument) along the
+  // reduction: the index to read, and unless reads are clamped, whether it
+  // is real (`valid`, expanded at `axis`) and the load's mask (that and
+  // `alsoValid`, the part of the mask the trips do not advance).
+  struct TripReach {
+    Value* index;
+    Value* valid = nullptr;
+    Value* mask = nullptr;
+  };
+  TripReach reach(Value* index, const std::string& count, int axis, Value* alsoValid) {
+    if (readsClamped()) return {readIndex(index, count)};
+    Value* valid = b_.expandDims(lessThan(index, arg(count)), axis);
+    return {index, valid, both(alsoValid, valid)};
   }
 
   // The elements (converted to the accumulator type) at `offsets` where
@@ -306,20 +321,14 @@ class StageWriter {
 
     std::vector<Value*> accumulated = accumulate(tile, [&](Value* i) {
       Value* sweep = op("arith.addi", op("arith.muli", i, arg("splits")), split);
-      Value* vector = op("arith.addi", op("arith.muli", sweep, arg("sweep_vectors")), column);
-      Value* vectorValid = nullptr;
-      Value* mask = nullptr;
-      if (readsClamped()) {
-        vector = readIndex(vector, "row_vectors");
-      } else {
-        vectorValid = b_.expandDims(lessThan(vector, arg("row_vectors")), 0);
-        mask = both(outputValidColumn, vectorValid);
-      }
-      Value* offsets = op("arith.addi", firstVector, b_.expandDims(walk(vector, "red", d_.reduceWalkDims), 0));
+      const TripReach vector = reach(op("arith.addi", op("arith.muli", sweep, arg("sweep_vectors")), column),
+                                     "row_vectors", 0, outputValidColumn);
+      Value* offsets =
+          op("arith.addi", firstVector, b_.expandDims(walk(vector.index, "red", d_.reduceWalkDims), 0));
       if (d_.vectorWidth == 1)
-        return read(offsets, mask, vectorValid,
-                    [&] { return b_.expandDims(walk(vector, "idx", d_.indexWalkDims), 0); });
-      return readVectors(offsets, mask, vectorValid, b_.expandDims(vector, 0));
+        return read(offsets, vector.mask, vector.valid,
+                    [&] { return b_.expandDims(walk(vector.index, "idx", d_.indexWalkDims), 0); });
+      return readVectors(offsets, vector.mask, vector.valid, b_.expandDims(vector.index, 0));
     });
     finish(reduceOp(b_, d_.combiner, accumulated, 1)->results(), outputs, outputValid, split);
   }
@@ -405,19 +414,11 @@ class StageWriter {
       std::vector<std::vector<Value*>> loads;
       for (int k = 0; k < d_.rowLoads; ++k) {
         Value* loadRows = k == 0 ? y : op("arith.addi", y, i32(k * tile[0]));
-        Value* row = op("arith.addi", firstRow, loadRows);
-        Value* rowValid = nullptr;
-        Value* mask = nullptr;
-        if (readsClamped()) {
-          row = readIndex(row, "reduce_rows");
-        } else {
-          rowValid = b_.expandDims(lessThan(row, arg("reduce_rows")), 1);
-          mask = both(rowValid, columnValidRow);
-        }
-        Value* offsets = op("arith.addi", b_.expandDims(walk(row, "red", d_.reduceWalkDims), 1), firstVector);
+        const TripReach row = reach(op("arith.addi", firstRow, loadRows), "reduce_rows", 1, columnValidRow);
+        Value* offsets = op("arith.addi", b_.expandDims(walk(row.index, "red", d_.reduceWalkDims), 1), firstVector);
         if (vectorLane) offsets = elements(offsets, b_.expandDims(vectorLane, 0));
-        loads.push_back(
-            read(offsets, mask, rowValid, [&] { return b_.expandDims(walk(row, "idx", d_.indexWalkDims), 1); }));
+        loads.push_back(read(offsets, row.mask, row.valid,
+                             [&] { return b_.expandDims(walk(row.index, "idx", d_.indexWalkDims), 1); }));
       }
       // Every load's rows come after the previous load's, so they meet in
       // index order too.
