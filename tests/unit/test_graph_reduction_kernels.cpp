@@ -431,6 +431,9 @@ const Shape kSharedCombineColumns{"columns_1024x64_axis0", {1024, 64}, {0}, {}};
 const Shape kRowTripsWrittenOut{"rows_8x65536_axis1", {8, 65536}, {1}, {}};        // 3 trips, written out
 const Shape kRowTripsLooped{"rows_2x524288_axis1", {2, 524288}, {1}, {}};         // a loop of 6 trips
 const Shape kColumnTripsWrittenOut{"columns_96x8192_axis0", {96, 8192}, {0}, {}};  // 2 trips (the 2nd half masked), written out
+// One thread along the rows: 3 trips (the last half masked), written out for float16 sums (they widen), looped for
+// float32.
+const Shape kWideningColumnTrips{"columns_5x262144_axis0", {5, 262144}, {0}, {}};
 
 const std::vector<Shape> kCoreShapes{kOneDTwoStages, kSkinnyColumns, kWideRows, k3dOuterInner, kOddRows};
 const std::vector<Shape> kMoreShapes{
@@ -486,7 +489,9 @@ std::vector<Case> cases() {
                                                                             {Combiner::ArgMax, ScalarKind::I32}})
     all.push_back({kSharedCombineColumns, c, dtype});
   // Several trips per thread: written out one after another (rows of up to
-  // 4 trips, columns with two threadgroups per core) or a loop (longer rows).
+  // 4 trips, columns with two threadgroups per core, float16 sums of columns
+  // with one thread along the rows) or a loop (longer rows, float32 sums of
+  // those columns).
   for (const auto& [s, c, dtype] : std::vector<std::tuple<Shape, Combiner, ScalarKind>>{
            {kRowTripsWrittenOut, Combiner::ArgMax, ScalarKind::F16},
            {kRowTripsWrittenOut, Combiner::ArgMax, ScalarKind::F32},
@@ -496,7 +501,9 @@ std::vector<Case> cases() {
            {kRowTripsLooped, Combiner::Sum, ScalarKind::F32},
            {kColumnTripsWrittenOut, Combiner::ArgMax, ScalarKind::F32},
            {kColumnTripsWrittenOut, Combiner::ArgMin, ScalarKind::F16},
-           {kColumnTripsWrittenOut, Combiner::Sum, ScalarKind::F32}})
+           {kColumnTripsWrittenOut, Combiner::Sum, ScalarKind::F32},
+           {kWideningColumnTrips, Combiner::Sum, ScalarKind::F16},
+           {kWideningColumnTrips, Combiner::Sum, ScalarKind::F32}})
     all.push_back({s, c, dtype});
   return all;
 }
@@ -522,6 +529,15 @@ TEST(GraphReductionKernels, TripsOfTheDeviceShapes) {
   EXPECT_FALSE(first(kRowTripsLooped).tripsWrittenOut);
   EXPECT_EQ(first(kColumnTripsWrittenOut).iterations, 2);
   EXPECT_TRUE(first(kColumnTripsWrittenOut).tripsWrittenOut);
+  const Shape& widening = kWideningColumnTrips;
+  const ReductionStage f16 = plan(widening.shape, widening.axes, Combiner::Sum, ScalarKind::F16).stages[0];
+  const ReductionStage f32 = plan(widening.shape, widening.axes, Combiner::Sum, ScalarKind::F32).stages[0];
+  EXPECT_EQ(f16.threadsY, 1);
+  EXPECT_EQ(f16.iterations, 3);
+  EXPECT_TRUE(f16.tripsWrittenOut);  // float16 sums accumulate in float32
+  EXPECT_EQ(f32.threadsY, 1);
+  EXPECT_EQ(f32.iterations, 3);
+  EXPECT_FALSE(f32.tripsWrittenOut);
 }
 
 TEST_P(GraphReductionOnDevices, MatchesTheHostReference) {

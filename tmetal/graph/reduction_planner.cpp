@@ -284,11 +284,17 @@ struct StagePlanner {
 // more registers than a core's four threadgroups leave. Columns gain with
 // up to 32 trips where they keep exactly two threadgroups per core (the
 // compiled kernel may then use 64 registers a thread, which the written-out
-// loads fit in) and lost where they would have kept more.
-constexpr int64_t kMostRowTrips = 4, kMostColumnTrips = 32;
-bool writeOutTrips(const ReductionStage& s) {
+// loads fit in) and lost where they would have kept more. Columns of one
+// thread along the rows (no threadgroup combine) that widen each element
+// (float16 sums accumulate in float32) gain with up to 16 trips: a widening
+// trip does more work per load, and looped, no load of the next trip is in
+// flight during it; the same columns of float32 sums and maxima lost 2-3
+// points written out.
+constexpr int64_t kMostRowTrips = 4, kMostColumnTrips = 32, kMostWideningColumnTrips = 16;
+bool writeOutTrips(const ReductionStage& s, bool widens) {
   if (s.iterations <= 1) return true;
   if (s.shape == StageShape::Rows) return s.iterations <= kMostRowTrips;
+  if (widens && s.threadsY == 1) return s.iterations <= kMostWideningColumnTrips;
   return s.minThreadgroupsPerCore == 2 && s.iterations <= kMostColumnTrips;
 }
 
@@ -456,7 +462,10 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
                                          first.minThreadgroupsPerCore, first.minThreadgroupsPerCore == 1 ? "" : "s",
                                          plan.tuning.residentThreadgroups, most, first.threadgroupSize));
   }
-  first.tripsWrittenOut = writeOutTrips(first);
+  // The first stage widens what it reads where the accumulator is wider
+  // than the input; the second reads accumulators.
+  const bool widens = scalarBytes(plan.accumulator) > scalarBytes(plan.dtype);
+  first.tripsWrittenOut = writeOutTrips(first, widens);
   plan.stages.push_back(first);
 
   if (first.splits > 1) {
@@ -476,7 +485,7 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
                                "stage 2");
       second.kernel = "reduce_partials_columns";
     }
-    second.tripsWrittenOut = writeOutTrips(second);
+    second.tripsWrittenOut = writeOutTrips(second, false);
     plan.stages.push_back(second);
   }
   for (size_t i = 0; i < plan.stages.size(); ++i) {
@@ -488,8 +497,10 @@ ReductionPlan planReduction(const ReductionRequest& request, const hw::HardwareP
               : fmt::format("stage {}: a loop over {} trips ({})", i + 1, s.iterations,
                             s.shape == StageShape::Rows
                                 ? fmt::format("rows are written out up to {} trips", kMostRowTrips)
-                                : fmt::format("columns are written out up to {} trips, with two threadgroups per core",
-                                              kMostColumnTrips)));
+                                : fmt::format("columns are written out up to {} trips, with two threadgroups per core, "
+                                              "and up to {} with one thread along the rows where the accumulator "
+                                              "is wider than the input",
+                                              kMostColumnTrips, kMostWideningColumnTrips)));
   }
   if (plan.combiner == Combiner::Mean)
     plan.decisions.push_back(fmt::format("mean: the last stage divides each sum by {}", plan.reduceCount));
