@@ -12,6 +12,7 @@
 #include <numeric>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <tuple>
 
 #include "tmetal/codegen/compile_kernel.h"
@@ -216,6 +217,31 @@ TEST(GraphReductionKernels, ArgReductionsReadClampedNotMasked) {
       }
     }
   }
+}
+
+TEST(GraphReductionKernels, ArgReductionsInIndexOrderTakeTheValueFromMaxOrMin) {
+  // A column stage of float argmax meets its elements in index order: each
+  // combine's comparison picks the index and maxnumf (minnumf for argmin)
+  // gives the value, so the only select of value tensors is the one that
+  // turns a still-empty accumulator back into the identity. Integer argmax
+  // keeps Triton's combiner.
+  auto firstStage = [](Combiner c, ScalarKind dtype) {
+    return ttirOf(buildReductionKernels(plan({37, 129}, {0}, c, dtype)).stages[0]);
+  };
+  auto valueSelects = [](const std::string& ttir, const std::string& valueType) {
+    std::istringstream lines(ttir);
+    int n = 0;
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("arith.select") != std::string::npos && line.find("x" + valueType + ">") != std::string::npos) ++n;
+    return n;
+  };
+  const std::string argmax = firstStage(Combiner::ArgMax, ScalarKind::F32);
+  const std::string argmin = firstStage(Combiner::ArgMin, ScalarKind::F16);
+  EXPECT_GT(countOf(argmax, "arith.maxnumf"), 0);
+  EXPECT_EQ(valueSelects(argmax, "f32"), 1);
+  EXPECT_GT(countOf(argmin, "arith.minnumf"), 0);
+  EXPECT_EQ(valueSelects(argmin, "f16"), 1);
+  EXPECT_EQ(countOf(firstStage(Combiner::ArgMax, ScalarKind::I32), "arith.maxsi"), 0);
 }
 
 TEST(GraphReductionKernels, CompiledThreadgroupsAreThePlans) {
