@@ -20,7 +20,8 @@ default (--l2-flush clean; graph and layouts) the flush writes one 256 MB buffer
 then reads another, so that the L2 holds clean lines only and the timed kernel does
 not pay for writing the flush's dirty lines back; --l2-flush dirty is
 triton.testing.do_bench as it is (writes only; the default of suite, whose harness is
-Triton's own). Every case is checked for correctness. One failing case is recorded and the
+Triton's own). After either flush the GPU idles 100 us before the start event, so that
+the host's launch cost is never timed. Every case is checked for correctness. One failing case is recorded and the
 run goes on; a broken CUDA context ends the process with status 3, and `all`
 resumes the benchmark in a fresh process (--resume) after marking that case.
 
@@ -393,19 +394,23 @@ class Gpu:
             self._stream.use()
         self.l2_flush = l2_flush
         self._flush_buffers = None
+        self._idle_cycles = self._cycles_for_us(self.IDLE_AFTER_FLUSH_US)
+        idle = (f"; then the GPU idles {self.IDLE_AFTER_FLUSH_US} us (torch.cuda._sleep) so that the timed launch is "
+                f"queued before its start event: the time is the GPU's, not the host's launch cost")
         if l2_flush == "clean":
             self.do_bench = self._events_bench
             self.timing = ("torch CUDA events, median; before each run the L2 is flushed clean: a 256 MB buffer "
-                           "written, then another 256 MB buffer read")
+                           "written, then another 256 MB buffer read" + idle)
         else:
-            self.timing = "triton.testing.do_bench median; L2 flushed before each run (a 256 MB buffer written)"
+            self.timing = "triton.testing.do_bench median; L2 flushed before each run (a 256 MB buffer written)" + idle
             try:  # Triton's driver needs libcuda and a C compiler; without them, time with torch's events
                 self.do_bench(lambda: torch.zeros(1, device=self.device), warmup=1, rep=1)
+                self._idle_after_triton_flush(triton.runtime.driver.active)
             except Exception as e:  # noqa: BLE001
                 log(f"note: triton.testing.do_bench is unusable ({short_error(e, 200)}); timing with torch CUDA events")
                 self.do_bench = self._events_bench
                 self.timing = (f"torch CUDA events, median, L2 flushed before each run by writing a 256 MB buffer "
-                               f"(triton.testing.do_bench unusable: {short_error(e, 200)})")
+                               f"(triton.testing.do_bench unusable: {short_error(e, 200)})" + idle)
         self.include_dirs = cuda_include_dirs()
         self.use_include = False
         self.loader = "nvrtc"  # or "cupy.RawModule" when cupy's NVRTC binding is unusable
@@ -510,6 +515,29 @@ class Gpu:
                                  " | ".join(text.strip().splitlines()[:8])) from None
         raise BenchError(f"NVRTC ({compiled.path.name}): cuda_fp16.h not found")
 
+    # Without the wait, a launch that costs the host more than the flush costs
+    # the GPU (Triton's launcher and cupy's take tens of microseconds) lands
+    # after the start event, and the host's time counts: on an H200 a 1.9 us
+    # kernel then read 19 us in one run and 4.4 us in the next.
+    IDLE_AFTER_FLUSH_US = 100
+
+    def _cycles_for_us(self, us: float) -> int:
+        try:
+            khz = self.cupy.cuda.runtime.getDeviceProperties(self.device.index)["clockRate"]
+        except Exception:  # noqa: BLE001  (CUDA 13 dropped clockRate: assume 2 GHz, an upper bound for H100/H200)
+            khz = 2_000_000
+        return int(us * khz / 1000)
+
+    def _idle_after_triton_flush(self, driver) -> None:
+        """do_bench flushes with driver.clear_cache; the wait follows it."""
+        flush = driver.clear_cache
+
+        def flush_then_idle(cache):
+            flush(cache)
+            self.torch.cuda._sleep(self._idle_cycles)
+
+        driver.clear_cache = flush_then_idle
+
     def _flush_l2(self) -> None:
         """Writing a buffer larger than the L2 evicts whatever the timed kernel
         could find there, but leaves up to an L2 of dirty lines whose write-back
@@ -525,6 +553,7 @@ class Gpu:
         written.zero_()
         if read is not None:
             torch.sum(read, dim=0, out=total)
+        torch.cuda._sleep(self._idle_cycles)
 
     def _events_bench(self, fn, warmup=25, rep=100, return_mode="median"):
         """do_bench's method with torch alone: estimate from 5 runs, warm up
