@@ -127,9 +127,6 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     body_.close();
   };
 
-  // Combines the accumulators of the lanes whose hardware lane indices differ
-  // in the bits from `firstMask` up to (not including) `endMask`: a
-  // simd_shuffle_xor butterfly after which every such lane holds the result.
   // One butterfly step (xor mask `m`) on the variables `vars`, one per operand.
   auto butterflyStep = [&](const std::vector<std::string>& vars) {
     useBuiltin(Builtin::LaneIndex);
@@ -153,6 +150,9 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     lines.push_back("}");
     return lines;
   };
+  // Combines the accumulators of the lanes whose hardware lane indices differ
+  // in the bits from `firstMask` up to (not including) `endMask`: a
+  // simd_shuffle_xor butterfly after which every such lane holds the result.
   auto shuffleButterfly = [&](int firstMask, int endMask) {
     body_.open("for (uint m = " + std::to_string(firstMask) + "; m < " + std::to_string(endMask) + "; m *= 2)");
     forEachAcc([&](const std::string& idx) {

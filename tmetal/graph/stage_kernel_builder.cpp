@@ -161,10 +161,10 @@ class StageWriter {
   // Arg-reductions read no masked loads: where a stage would read past the
   // end of a row or column, or for an output past the last, it reads the
   // last real element again with its real index, which changes no argmax or
-  // argmin (sums could not read an element twice). Their loads then need neither a mask, nor
-  // the identity written into the registers a masked-off load leaves alone
-  // (one move per register and load on NVIDIA's compiler), nor a select of
-  // the masked-off index. Max and min could read the same way, but their
+  // argmin (sums could not read an element twice). Their loads then need
+  // neither a mask, nor the identity written into the registers a
+  // masked-off load leaves alone (one move per register and load on
+  // NVIDIA's compiler), nor a select of the masked-off index. Max and min could read the same way, but their
   // long row loops measured up to 7 points slower so (docs/planner.md,
   // "Reads of arg-reductions").
   bool readsClamped() const { return d_.carriesIndex(); }
@@ -232,6 +232,13 @@ class StageWriter {
     return b_.create1("arith.select", {validHere, index, noIndex}, noIndex->type());
   }
 
+  // `earlier` combined with `later`, whose reduce indices come after its own:
+  // in index order where the stage combines so, else by the plain combiner.
+  std::vector<Value*> combinePair(const std::vector<Value*>& earlier, const std::vector<Value*>& later) {
+    return d_.combinesInIndexOrder() ? combineInIndexOrder(b_, d_.combiner, earlier, later)
+                                     : combineValues(b_, d_.combiner, earlier, later);
+  }
+
   // accumulators = combine(accumulators, trip(i)) for i in [0, trips): the
   // trips written out one after another, or an scf.for over the `iterations`
   // argument. Trips advance each accumulator's reduce index and masks only
@@ -244,10 +251,7 @@ class StageWriter {
         inIndexOrder ? emptyInIndexOrder(d_.accumulatorKind) : combinerIdentity(d_.combiner, d_.accumulatorKind),
         tile)};
     if (d_.carriesIndex()) initial.push_back(splatConstant(Attribute::integer(kNoIndex), tile));
-    auto combine = [&](const std::vector<Value*>& carried, Value* i) {
-      return inIndexOrder ? combineInIndexOrder(b_, d_.combiner, carried, trip(i))
-                          : combineValues(b_, d_.combiner, carried, trip(i));
-    };
+    auto combine = [&](const std::vector<Value*>& carried, Value* i) { return combinePair(carried, trip(i)); };
     std::vector<Value*> accumulated = initial;
     if (d_.writeOutTrips) {
       for (int64_t t = 0; t < d_.trips; ++t) accumulated = combine(accumulated, i32(t));
@@ -423,9 +427,7 @@ class StageWriter {
       // Every load's rows come after the previous load's, so they meet in
       // index order too.
       std::vector<Value*> trip = loads[0];
-      for (size_t k = 1; k < loads.size(); ++k)
-        trip = d_.combinesInIndexOrder() ? combineInIndexOrder(b_, d_.combiner, trip, loads[k])
-                                         : combineValues(b_, d_.combiner, trip, loads[k]);
+      for (size_t k = 1; k < loads.size(); ++k) trip = combinePair(trip, loads[k]);
       return trip;
     });
     finish(reduceOp(b_, d_.combiner, accumulated, 0)->results(), outputs, columnValid, split);
