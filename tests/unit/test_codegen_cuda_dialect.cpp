@@ -105,6 +105,13 @@ std::string exerciseEveryHook(const CudaDialect& d) {
       line(d.vectorStore(p, vt, AddressSpace::Device, parts));
     }
   }
+  // Element loads under a condition, of every kind the lowering loads that way.
+  for (ScalarKind k : kAllKinds) {
+    if (k == ScalarKind::I1) continue;
+    std::string t = d.scalarType(k);
+    line(t + " ml_" + ir::scalarName(k) + " = " +
+         d.maskedLoad("reinterpret_cast<" + t + "*>(raw) + 3", "v_i32 > 0", var(k)) + ";");
+  }
   // 16-byte accesses of 8- and 16-bit types travel as int4 whose components
   // the lowering packs as `char4(a, b, c, d)`, `half2(a, b)`, ... and reads
   // back through a bitcast.
@@ -195,6 +202,24 @@ TEST(CudaDialect, TargetSpellings) {
   EXPECT_EQ(d.numProgramsExpr(2), "int(gridDim.z)");
   EXPECT_EQ(d.scalarType(ScalarKind::F16), "__half");
   EXPECT_EQ(d.scalarType(ScalarKind::BF16), "__nv_bfloat16");
+}
+
+TEST(CudaDialect, MaskedElementLoadsArePredicatedLoadsNotBranches) {
+  // `c ? *p : other` becomes a branch around each load in NVIDIA's compiler,
+  // which then interleaves the loads with their consumers; the helper is a
+  // predicated PTX load. Metal keeps the conditional expression.
+  CudaDialect cuda(128);
+  codegen::MslDialect metal;
+  EXPECT_EQ(cuda.maskedLoad("&x[i]", "m[r]", "0.0f"), "tmetal_load_if(&x[i], m[r], 0.0f)");
+  EXPECT_EQ(metal.maskedLoad("&x[i]", "m[r]", "0.0f"), "m[r] ? x[i] : 0.0f");
+  EXPECT_NE(cuda.filePrologue().find("@q ld.global.b32 %0, [%1];"), std::string::npos);
+
+  auto module = cudatest::parseCase("col_reduce_loop");
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  std::string source = codegen::compileKernel(*module, options).source;
+  EXPECT_NE(source.find("= tmetal_load_if(&x_ptr["), std::string::npos) << source;
+  EXPECT_EQ(source.find("? x_ptr["), std::string::npos) << source;
 }
 
 TEST(CudaDialect, LowersLikeMetal) {

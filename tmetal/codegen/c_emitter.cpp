@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "tmetal/codegen/register_tensor.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
@@ -133,6 +134,10 @@ std::string CEmitter::floatLiteral(double v, ScalarKind k) const {
 }
 
 std::string CEmitter::boolLiteral(bool v) const { return v ? "true" : "false"; }
+
+std::string CEmitter::maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const {
+  return cond + " ? " + dereference(ptr) + " : " + other;
+}
 
 std::string CEmitter::floatDivide(const std::string& a, const std::string& b, ir::ScalarKind) const {
   return a + " / " + b;

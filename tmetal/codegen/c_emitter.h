@@ -111,6 +111,9 @@ class CEmitter {
   virtual std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const = 0;
   virtual std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
                                   const std::vector<std::string>& components) const = 0;
+  // The element at `ptr` where `cond` holds, else `other` (`ptr` may be out
+  // of bounds where it does not).
+  virtual std::string maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const;
   // A vector value built from its components.
   virtual std::string vectorOf(const std::string& vectorTypeName, const std::vector<std::string>& components) const = 0;
   virtual std::string vectorElement(const std::string& vec, int k) const = 0;

@@ -76,6 +76,39 @@ __device__ __forceinline__ To tmetal_bitcast(From x) {
   return y;
 }
 
+// A load under a condition, as a predicated PTX load rather than a branch.
+// NVIDIA's compiler turns `c ? *p : other` into a branch around each load,
+// and its scheduler then interleaves the loads with their consumers (a
+// column reduction of 16 masked loads per loop trip waited for the first
+// loads' data before issuing the later ones); predicated loads in
+// straight-line code all issue first, as in Triton's own PTX. Volatile,
+// with a memory clobber: the compiler keeps it in order with the kernel's
+// stores.
+template <typename T> struct tmetal_same { typedef T type; };
+template <typename T>
+__device__ __forceinline__ T tmetal_load_if(const T* p, bool c, typename tmetal_same<T>::type other) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "1-, 2-, 4- or 8-byte elements");
+  size_t g = __cvta_generic_to_global(p);
+  int on = c;
+  if constexpr (sizeof(T) == 8) {
+    unsigned long long r = tmetal_bitcast<unsigned long long>(other);
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b64 %0, [%1]; }" : "+l"(r) : "l"(g), "r"(on) : "memory");
+    return tmetal_bitcast<T>(r);
+  } else if constexpr (sizeof(T) == 4) {
+    unsigned r = tmetal_bitcast<unsigned>(other);
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b32 %0, [%1]; }" : "+r"(r) : "l"(g), "r"(on) : "memory");
+    return tmetal_bitcast<T>(r);
+  } else if constexpr (sizeof(T) == 2) {
+    unsigned short r = tmetal_bitcast<unsigned short>(other);
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b16 %0, [%1]; }" : "+h"(r) : "l"(g), "r"(on) : "memory");
+    return tmetal_bitcast<T>(r);
+  } else {
+    unsigned r = tmetal_bitcast<unsigned char>(other);
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.u8 %0, [%1]; }" : "+r"(r) : "l"(g), "r"(on) : "memory");
+    return tmetal_bitcast<T>(static_cast<unsigned char>(r));
+  }
+}
+
 __device__ __forceinline__ bool tmetal_isnan(float x) { return isnan(x); }
 __device__ __forceinline__ bool tmetal_isnan(double x) { return isnan(x); }
 __device__ __forceinline__ bool tmetal_isnan(__half x) { return __hisnan(x); }
@@ -329,6 +362,10 @@ std::string CudaDialect::mathCall(MathFn fn, const std::vector<std::string>& arg
     case MathFn::Div: return call(fast ? "__fdividef" : "__fdiv_rn");
   }
   return "?";
+}
+
+std::string CudaDialect::maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const {
+  return "tmetal_load_if(" + ptr + ", " + cond + ", " + other + ")";
 }
 
 std::string CudaDialect::floatDivide(const std::string& a, const std::string& b, ir::ScalarKind k) const {

@@ -1,8 +1,9 @@
 // tt.load and tt.store: each thread accesses the elements its layout gives
 // it, as vectors of up to 16 bytes where AxisInfo proves the addresses
-// contiguous and aligned. A mask uniform over a vector guards the vector; a
-// mask that is not takes the vector path when every lane of it is set and
-// element accesses otherwise (only the tensor's ragged edge pays for that).
+// contiguous and aligned. A mask uniform over a vector guards the vector.
+// Where it is not, a load narrows the vector to the mask's constancy (as
+// Triton does), and a store takes the vector path when every lane of it is
+// set and element stores otherwise (only the tensor's ragged edge pays).
 #include <algorithm>
 
 #include "tmetal/codegen/kernel_lowering.h"
@@ -105,14 +106,29 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
                                                 : dialect_.intLiteral(0, element.scalarKind());
   auto read = [&](const std::string& p) { return isBool ? dereference(p) + " != 0" : dereference(p); };
   auto otherAt = [&](int64_t r) { return other ? other->regs[r] : zero; };
+  auto readIf = [&](const std::string& p, const std::string& m, const std::string& o) {
+    return isBool ? m + " ? " + read(p) + " : " + o : dialect_.maskedLoad(p, m, o);
+  };
 
   std::string name = nameFor(v);
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
   int width = vectorWidth(op, map, elementBytesOf(element));
+  if (mask && width > 1) {
+    // No wider than the mask is uniform, so that one condition guards each
+    // vector, as in Triton. "The vector when every lane is set, else
+    // elements" was slower on an NVIDIA H200 (CUDA target) in the small
+    // suite kernels with ragged masks, 16-bit ones most: the elements were
+    // unpacked inside the branch before the next load could issue (bf16_axpy
+    // 1.65 us, 1.22 us with element loads; bench/results/
+    // 2026-11-21-h200-masked-loads).
+    int dim = tensorDimOf(map, map.innermostDim());
+    int64_t constancy = dim < 0 ? 1 : analysis::powerOfTwoDivisor(axis_.get(op.operand(1)).constancy[dim]);
+    width = static_cast<int>(std::min<int64_t>(width, std::max<int64_t>(1, constancy)));
+  }
   recordAccess(op, "load", map, width, mask ? op.operand(1) : nullptr);
   if (n == 1) {
     std::string value = read(ptr.regs[0]);
-    if (mask) value = mask->regs[0] + " ? " + value + " : " + otherAt(0);
+    if (mask) value = readIf(ptr.regs[0], mask->regs[0], otherAt(0));
     body_.line(declaration(element, name, 1) + " = " + value + ";");
     return out;
   }
@@ -127,11 +143,11 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
           std::optional<std::string> m = mask->at(idx);
           std::optional<std::string> o = other ? other->at(idx) : std::optional<std::string>(zero);
           if (!m || !o) return std::nullopt;
-          return name + "[" + idx + "] = " + *m + " ? " + read(*p) + " : " + *o + ";";
+          return name + "[" + idx + "] = " + readIf(*p, *m, *o) + ";";
         },
         [&](int64_t r) {
           if (!mask) return out.regs[r] + " = " + read(ptr.regs[r]) + ";";
-          return out.regs[r] + " = " + mask->regs[r] + " ? " + read(ptr.regs[r]) + " : " + otherAt(r) + ";";
+          return out.regs[r] + " = " + readIf(ptr.regs[r], mask->regs[r], otherAt(r)) + ";";
         });
     return out;
   }
@@ -140,47 +156,27 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   // elements of the fastest dimension.
   VectorSpelling spelling{dialect_, element.scalarKind(), width};
   std::string vt = spelling.type();
-  int dim = tensorDimOf(map, map.innermostDim());
-  bool maskUniform = mask && axis_.get(op.operand(1)).constancy[dim] % width == 0;
   int64_t groups = n / width;
   // Emits the accesses of one group whose first register is `first` (a
   // loop expression or a number); `reg(k)` names register first + k of a tensor.
   auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg, bool ownBlock) {
-    std::string p = reg(ptr, 0);
-    // vec = the load; under a uniform mask, vec = the other values first and
-    // the load over them when the mask holds, so that the elements are taken
-    // out of one vector on both paths (the compiler needs no merge of two
-    // sets of elements: on NVIDIA, a byte permute per 16-bit element).
-    auto vectorPath = [&](const std::string* uniformMask) {
-      const std::string t = "vec";  // block-local, reserved: no value takes this name
-      const std::string load = dialect_.vectorLoad(p, vt, AddressSpace::Device);
-      if (uniformMask) {
-        std::vector<std::string> others;
-        for (int k = 0; k < width; ++k) others.push_back(other ? reg(*other, k) : zero);
-        body_.line(vt + " " + t + " = " + dialect_.vectorOf(vt, spelling.components(others)) + ";");
-        body_.line("if (" + *uniformMask + ") " + t + " = " + load + ";");
-      } else {
-        body_.line(vt + " " + t + " = " + load + ";");
-      }
-      for (int k = 0; k < width; ++k) body_.line(reg(out, k) + " = " + spelling.element(t, k) + ";");
-    };
-    if (!mask || maskUniform) {
-      const std::string first = mask ? reg(*mask, 0) : std::string();
-      if (ownBlock) body_.open("");
-      vectorPath(mask ? &first : nullptr);
-      if (ownBlock) body_.close();
-      return;
+    // vec = the load; under a mask (uniform over the vector), vec = the
+    // other values first and the load over them when the mask holds, so that
+    // the elements are taken out of one vector after the condition (no merge
+    // of two sets of elements: on NVIDIA, a byte permute per 16-bit element).
+    const std::string t = "vec";  // block-local, reserved: no value takes this name
+    const std::string load = dialect_.vectorLoad(reg(ptr, 0), vt, AddressSpace::Device);
+    if (ownBlock) body_.open("");
+    if (mask) {
+      std::vector<std::string> others;
+      for (int k = 0; k < width; ++k) others.push_back(other ? reg(*other, k) : zero);
+      body_.line(vt + " " + t + " = " + dialect_.vectorOf(vt, spelling.components(others)) + ";");
+      body_.line("if (" + reg(*mask, 0) + ") " + t + " = " + load + ";");
+    } else {
+      body_.line(vt + " " + t + " = " + load + ";");
     }
-    std::string all = reg(*mask, 0);
-    for (int k = 1; k < width; ++k) all += " && " + reg(*mask, k);
-    body_.open("if (" + all + ")");
-    vectorPath(nullptr);
-    body_.continueBlock("else");
-    for (int k = 0; k < width; ++k) {
-      std::string o = other ? reg(*other, k) : zero;
-      body_.line(reg(out, k) + " = " + reg(*mask, k) + " ? " + read(reg(ptr, k)) + " : " + o + ";");
-    }
-    body_.close();
+    for (int k = 0; k < width; ++k) body_.line(reg(out, k) + " = " + spelling.element(t, k) + ";");
+    if (ownBlock) body_.close();
   };
   bool symbolic = ptr.at("g").has_value() && (!mask || mask->at("g")) && (!other || other->at("g"));
   if (symbolic && groups > 1) {
@@ -284,7 +280,8 @@ void KernelLowering::lowerScalarLoad(const ir::Operation& op) {
     std::string other = op.numOperands() > 2 ? scalarOf(op.operand(2))
                         : t.isFloat()        ? dialect_.floatLiteral(0.0, t.scalarKind())
                                              : dialect_.intLiteral(0, t.scalarKind());
-    read = scalarOf(op.operand(1)) + " ? " + read + " : " + other;
+    std::string cond = scalarOf(op.operand(1));
+    read = isBool ? cond + " ? " + read + " : " + other : dialect_.maskedLoad(p, cond, other);
   }
   std::string name = nameFor(v);
   body_.line(typeOf(t) + " " + name + " = " + read + ";");

@@ -27,31 +27,9 @@ kernel void add_kernel(device float* x_ptr [[buffer(0)]],
   bool mask_3[4];
   for (int r = 0; r < 4; ++r) mask_3[r] = offsets_2[r] < n_elements;
   float x_5[4];
-  if (mask_3[0] && mask_3[1] && mask_3[2] && mask_3[3]) {
-    float4 vec = *reinterpret_cast<device float4*>(&x_ptr[offsets_2[0]]);
-    x_5[0] = vec.x;
-    x_5[1] = vec.y;
-    x_5[2] = vec.z;
-    x_5[3] = vec.w;
-  } else {
-    x_5[0] = mask_3[0] ? x_ptr[offsets_2[0]] : 0.0f;
-    x_5[1] = mask_3[1] ? x_ptr[offsets_2[1]] : 0.0f;
-    x_5[2] = mask_3[2] ? x_ptr[offsets_2[2]] : 0.0f;
-    x_5[3] = mask_3[3] ? x_ptr[offsets_2[3]] : 0.0f;
-  }
+  for (int r = 0; r < 4; ++r) x_5[r] = mask_3[r] ? x_ptr[offsets_2[r]] : 0.0f;
   float y_7[4];
-  if (mask_3[0] && mask_3[1] && mask_3[2] && mask_3[3]) {
-    float4 vec = *reinterpret_cast<device float4*>(&y_ptr[offsets_2[0]]);
-    y_7[0] = vec.x;
-    y_7[1] = vec.y;
-    y_7[2] = vec.z;
-    y_7[3] = vec.w;
-  } else {
-    y_7[0] = mask_3[0] ? y_ptr[offsets_2[0]] : 0.0f;
-    y_7[1] = mask_3[1] ? y_ptr[offsets_2[1]] : 0.0f;
-    y_7[2] = mask_3[2] ? y_ptr[offsets_2[2]] : 0.0f;
-    y_7[3] = mask_3[3] ? y_ptr[offsets_2[3]] : 0.0f;
-  }
+  for (int r = 0; r < 4; ++r) y_7[r] = mask_3[r] ? y_ptr[offsets_2[r]] : 0.0f;
   float t[4];
   for (int r = 0; r < 4; ++r) t[r] = x_5[r] + y_7[r];
   if (mask_3[0] && mask_3[1] && mask_3[2] && mask_3[3]) {
