@@ -49,6 +49,14 @@ struct VectorSpelling {
   }
 };
 
+// The element at `ptr` where `cond` holds, else `other`. An i1 lives in
+// memory as a byte, read as `!= 0`.
+std::string guardedRead(const CEmitter& dialect, const std::string& ptr, const std::string& cond,
+                        const std::string& other, bool isBool) {
+  if (!isBool) return dialect.maskedLoad(ptr, cond, other);
+  return cond + " ? " + dereference(ptr) + " != 0 : " + other;
+}
+
 int elementBytesOf(const ir::Type& element) {
   if (element.isScalar() && element.scalarKind() == ScalarKind::I1) return 1;
   return std::max(1, element.bitWidth() / 8);
@@ -107,7 +115,7 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   auto read = [&](const std::string& p) { return isBool ? dereference(p) + " != 0" : dereference(p); };
   auto otherAt = [&](int64_t r) { return other ? other->regs[r] : zero; };
   auto readIf = [&](const std::string& p, const std::string& m, const std::string& o) {
-    return isBool ? m + " ? " + read(p) + " : " + o : dialect_.maskedLoad(p, m, o);
+    return guardedRead(dialect_, p, m, o, isBool);
   };
 
   std::string name = nameFor(v);
@@ -280,8 +288,7 @@ void KernelLowering::lowerScalarLoad(const ir::Operation& op) {
     std::string other = op.numOperands() > 2 ? scalarOf(op.operand(2))
                         : t.isFloat()        ? dialect_.floatLiteral(0.0, t.scalarKind())
                                              : dialect_.intLiteral(0, t.scalarKind());
-    std::string cond = scalarOf(op.operand(1));
-    read = isBool ? cond + " ? " + read + " : " + other : dialect_.maskedLoad(p, cond, other);
+    read = guardedRead(dialect_, p, scalarOf(op.operand(1)), other, isBool);
   }
   std::string name = nameFor(v);
   body_.line(typeOf(t) + " " + name + " = " + read + ";");
