@@ -171,6 +171,17 @@ TEST(GraphReductionPlanner, ArgReductionsCarryIndices) {
   EXPECT_EQ(p.stages[1].vectorWidth, 1);       // (value, index) pairs are read one at a time
   EXPECT_EQ(p.stages[0].combine,
             "5-step shuffle-xor butterfly across 32 lanes, then 16 SIMD-group partials through threadgroup memory");
+  // A split column stage counts its wave in the two threadgroups per core
+  // it asks for when it carries indices: 132 cores x 2 on an H200, where a
+  // maximum of the same shape counts 132 x 4 (2048 threads of 512).
+  ReductionPlan argColumns = plan({1 << 22, 32}, {0}, "h200", ir::ScalarKind::F16, Combiner::ArgMax);
+  EXPECT_EQ(argColumns.stages[0].minThreadgroupsPerCore, 2);
+  EXPECT_EQ(argColumns.partialsPerOutput(), 264);
+  EXPECT_EQ(argColumns.stages[0].iterations, 32);
+  EXPECT_TRUE(argColumns.stages[0].tripsWrittenOut);
+  ReductionPlan maxColumns = plan({1 << 22, 32}, {0}, "h200", ir::ScalarKind::F16, Combiner::Max);
+  EXPECT_EQ(maxColumns.stages[0].minThreadgroupsPerCore, 2);
+  EXPECT_EQ(maxColumns.partialsPerOutput(), 528);
   // Sums of float16 accumulate in float32.
   EXPECT_EQ(plan({1024}, {0}, "apple-generic", ir::ScalarKind::F16).accumulator, ir::ScalarKind::F32);
 }

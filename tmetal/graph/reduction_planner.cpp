@@ -84,8 +84,11 @@ struct StagePlanner {
   // Partials per output when a stage is split: as many threadgroups as one
   // wave holds (never a wave and a fraction: the fraction would run alone),
   // at least two, at most one per sweep.
-  int64_t splitsFor(int64_t blocks, int64_t threadgroupSize, int64_t sweeps) const {
-    return std::clamp<int64_t>(tuning.splitWaves * waveThreadgroups(p, threadgroupSize) / blocks, 2, sweeps);
+  // `perCore`: threadgroups a core really holds at once, when fewer than
+  // its thread limit allows (0: as many as that allows).
+  int64_t splitsFor(int64_t blocks, int64_t threadgroupSize, int64_t sweeps, int64_t perCore = 0) const {
+    const int64_t waveGroups = perCore > 0 ? saturatingMultiply(p.gpuCores, perCore) : waveThreadgroups(p, threadgroupSize);
+    return std::clamp<int64_t>(tuning.splitWaves * waveGroups / blocks, 2, sweeps);
   }
 
   // Rows: `outputs` reductions of `reduce` elements each, contiguous along
@@ -236,16 +239,25 @@ struct StagePlanner {
         workNote("rows at most", rowsPerTrip(), tuning.loadsPerTrip), s.sweeps, s.sweeps == 1 ? "" : "s"));
 
     // 4. Split the rows over several threadgroups when the output blocks
-    // alone leave the GPU short of one wave.
+    // alone leave the GPU short of one wave. An arg-reduction whose stage
+    // keeps two threadgroups per core (step 5) gets them in the registers
+    // of two: each thread's (value, index) accumulators and loads fill the
+    // 64 registers a thread has then (NVIDIA's compiler, "Splits of
+    // arg-reduction columns" in docs/planner.md), so its wave is two
+    // threadgroups per core and a split counted by the thread limit would
+    // run in two waves.
+    const int resident = p.maxResidentThreadsPerCore;
+    const bool twoPerCore = ty > 1 && resident >= 2 * s.threadgroupSize;
+    const int64_t argPerCore = twoPerCore && workFactor() > 1 ? 2 : 0;
     s.splits = 1;
     const int64_t threads = saturatingMultiply(s.outputBlocks, s.threadgroupSize);
     if (allowSplit && threads < wave() && s.sweeps > 1) {
-      s.splits = splitsFor(s.outputBlocks, s.threadgroupSize, s.sweeps);
+      s.splits = splitsFor(s.outputBlocks, s.threadgroupSize, s.sweeps, argPerCore);
       decisions.push_back(fmt::format(
           "{}: {} output block{} x {} threads = {} threads, less than {}: the rows are split over {} threadgroups "
-          "taking turns over the {} sweeps (one wave of threadgroups); a second stage combines their partials",
+          "taking turns over the {} sweeps (one wave of threadgroups{}); a second stage combines their partials",
           stageName, s.outputBlocks, s.outputBlocks == 1 ? "" : "s", s.threadgroupSize, threads, waveText(), s.splits,
-          s.sweeps));
+          s.sweeps, argPerCore ? ", two per core for an arg-reduction" : ""));
     } else if (allowSplit) {
       decisions.push_back(threads >= wave()
                               ? fmt::format("{}: {} output blocks x {} threads = {} threads fill {}: no second stage",
@@ -264,8 +276,7 @@ struct StagePlanner {
     // keeps loads in flight meanwhile. Left alone, NVIDIA's compiler spends
     // registers until one 512-thread threadgroup fills a core (83 per
     // thread for float16 argmax); the hint caps them (docs/planner.md).
-    const int resident = p.maxResidentThreadsPerCore;
-    if (ty > 1 && resident >= 2 * s.threadgroupSize) {
+    if (twoPerCore) {
       s.minThreadgroupsPerCore = 2;
       decisions.push_back(fmt::format("{}: at least 2 threadgroups per core, so that one's loads overlap the other's "
                                       "combine through threadgroup memory",
