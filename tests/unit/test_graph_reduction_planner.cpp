@@ -182,6 +182,12 @@ TEST(GraphReductionPlanner, ArgReductionsCarryIndices) {
   ReductionPlan maxColumns = plan({1 << 22, 32}, {0}, "h200", ir::ScalarKind::F16, Combiner::Max);
   EXPECT_EQ(maxColumns.stages[0].minThreadgroupsPerCore, 2);
   EXPECT_EQ(maxColumns.partialsPerOutput(), 528);
+  // A tuning that sets the residency leaves the split to the thread limit.
+  PlanTuning residentTwo;
+  residentTwo.residentThreadgroups = 2;
+  EXPECT_EQ(planReduction({{1 << 22, 32}, {}, {0}, ir::ScalarKind::F16, Combiner::ArgMax, residentTwo}, profile("h200"))
+                .partialsPerOutput(),
+            528);
   // Sums of float16 accumulate in float32.
   EXPECT_EQ(plan({1024}, {0}, "apple-generic", ir::ScalarKind::F16).accumulator, ir::ScalarKind::F32);
 }

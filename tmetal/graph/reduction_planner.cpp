@@ -87,7 +87,8 @@ struct StagePlanner {
   // `perCore`: threadgroups a core really holds at once, when fewer than
   // its thread limit allows (0: as many as that allows).
   int64_t splitsFor(int64_t blocks, int64_t threadgroupSize, int64_t sweeps, int64_t perCore = 0) const {
-    const int64_t waveGroups = perCore > 0 ? saturatingMultiply(p.gpuCores, perCore) : waveThreadgroups(p, threadgroupSize);
+    const int64_t waveGroups =
+        perCore > 0 ? saturatingMultiply(p.gpuCores, perCore) : waveThreadgroups(p, threadgroupSize);
     return std::clamp<int64_t>(tuning.splitWaves * waveGroups / blocks, 2, sweeps);
   }
 
@@ -245,10 +246,11 @@ struct StagePlanner {
     // 64 registers a thread has then (NVIDIA's compiler, "Splits of
     // arg-reduction columns" in docs/planner.md), so its wave is two
     // threadgroups per core and a split counted by the thread limit would
-    // run in two waves.
+    // run in two waves. A tuning that sets the residency (resident=N) sets
+    // it instead, and the split stays counted by the thread limit.
     const int resident = p.maxResidentThreadsPerCore;
     const bool twoPerCore = ty > 1 && resident >= 2 * s.threadgroupSize;
-    const int64_t argPerCore = twoPerCore && workFactor() > 1 ? 2 : 0;
+    const int64_t argPerCore = twoPerCore && workFactor() > 1 && tuning.residentThreadgroups == 0 ? 2 : 0;
     s.splits = 1;
     const int64_t threads = saturatingMultiply(s.outputBlocks, s.threadgroupSize);
     if (allowSplit && threads < wave() && s.sweeps > 1) {
