@@ -250,7 +250,7 @@ struct StagePlanner {
     // it instead, and the split stays counted by the thread limit.
     const int resident = p.maxResidentThreadsPerCore;
     const bool twoPerCore = ty > 1 && resident >= 2 * s.threadgroupSize;
-    const int64_t argPerCore = twoPerCore && workFactor() > 1 && tuning.residentThreadgroups == 0 ? 2 : 0;
+    const int64_t argPerCore = twoPerCore && combinerCarriesIndex(combiner) && tuning.residentThreadgroups == 0 ? 2 : 0;
     s.splits = 1;
     const int64_t threads = saturatingMultiply(s.outputBlocks, s.threadgroupSize);
     if (allowSplit && threads < wave() && s.sweeps > 1) {
