@@ -93,6 +93,33 @@ def _collatz_ref(a):
 register(Case(name="while_collatz", kernel=collatz_kernel, make_args=_collatz_args, grid=(8, ),
               reference=_collatz_ref, outputs=("steps_ptr", "peak_ptr")))
 
+@triton.jit
+def branch_division_kernel(x_ptr, out_ptr):
+    """Signed division in the branches of a remainder test: x // 4 where
+    x % 4 == 0 is exact (compiled as a shift), the other branch's x // 2 is
+    not; negative dividends check that both round toward zero as C does."""
+    pid = tl.program_id(0)
+    x = tl.load(x_ptr + pid)
+    if x % 4 == 0:
+        y = x // 4
+    else:
+        y = x // 2
+    tl.store(out_ptr + pid, y)
+
+
+def _branch_division_args(rng):
+    return {"x_ptr": np.arange(-13, 14, dtype=np.int32), "out_ptr": np.zeros(27, np.int32)}
+
+
+def _branch_division_ref(a):
+    x = a["x_ptr"].astype(np.int64)
+    divisor = np.where(x % 4 == 0, 4, 2)
+    return {"out_ptr": (np.sign(x) * (np.abs(x) // divisor)).astype(np.int32)}
+
+
+register(Case(name="branch_division", kernel=branch_division_kernel, make_args=_branch_division_args, grid=(27, ),
+              reference=_branch_division_ref, outputs=("out_ptr", )))
+
 # ---------------------------------------------------------------------------
 
 

@@ -229,6 +229,43 @@ TEST(CodegenMsl, ArgmaxUsesAnOrderedButterflyOverTheCombiner) {
   EXPECT_EQ(count(k.source, "simd_max("), 1u);  // the plain max reduction of the same kernel
 }
 
+TEST(CodegenMsl, ScanAcrossSimdGroupsReadsEachGroupTotalOnce) {
+  // The reversed column scan of a 32x64 tile: 4 repetitions x 4 columns per
+  // thread, 4 SIMD groups along the axis. Each group's total is read once per
+  // column and repetition (4 x 4 x 4 = 64 reads, 16 writes), folded in scan
+  // order, and the groups after this one are picked by a select: straight-line
+  // code, no loop bounded by the SIMD group index.
+  codegen::CompiledKernel k = compileCase("cumsum_2d_f32");
+  EXPECT_EQ(count(k.source, "= scan0_partials["), 64u);
+  EXPECT_EQ(count(k.source, "scan0_partials[simd * 64"), 16u);
+  EXPECT_EQ(count(k.source, "for (int w"), 0u);
+  EXPECT_NE(k.source.find("    float group_total = scan0_partials[3 * 64 + L0_o1];\n"
+                          "    float group_total0 = scan0_partials[2 * 64 + L0_o1];\n"
+                          "    float group_total1 = scan0_partials[1 * 64 + L0_o1];\n"
+                          "    float group_total2 = scan0_partials[L0_o1];\n"
+                          "    float groups_running = group_total;\n"
+                          "    float groups_before = groups_running;\n"
+                          "    groups_running = groups_running + group_total0;\n"
+                          "    groups_before = simd == 1 ? groups_running : groups_before;\n"
+                          "    groups_running = groups_running + group_total1;\n"
+                          "    groups_before = simd == 0 ? groups_running : groups_before;\n"
+                          "    groups_running = groups_running + group_total2;\n"),
+            std::string::npos);
+  EXPECT_EQ(count(k.source, "threadgroup_barrier"), 7u);
+}
+
+TEST(CodegenMsl, ExactDivisionByAPowerOfTwoIsAShift) {
+  // In the branch where x % 4 == 0 the division is exact: an arithmetic shift
+  // (right for negative x too). The other branch divides an odd or
+  // non-multiple x and keeps C's rounding toward zero.
+  codegen::CompiledKernel k = compileCase("branch_division");
+  EXPECT_NE(k.source.find("int y = x_0 >> 2;"), std::string::npos);
+  EXPECT_NE(k.source.find("int y0 = x_0 / 2;"), std::string::npos);
+  codegen::CompiledKernel collatz = compileCase("while_collatz");
+  EXPECT_NE(collatz.source.find("long value_6 = peak >> 1;"), std::string::npos);
+  EXPECT_EQ(collatz.source.find(" / 2L"), std::string::npos);
+}
+
 TEST(CodegenMsl, SixteenByteAccessesOfHalves) {
   codegen::CompileOptions options;
   options.numWarps = 1;  // 1024 halves over 32 threads: 16-byte vectors

@@ -95,7 +95,7 @@ TEST(LayoutAssignment, RowReductionResultIsStoredInItsSlice) {
   analysis::AxisInfoAnalysis axis(*k.f);
   LayoutAssignment a(*k.f, axis, {MemoryLayout::COALESCED, 4});
   LayoutPtr tile = a.home(k.x);
-  EXPECT_EQ(tile->str(), "blocked{spt=[1,4], lanes=[1,32], simds=[4,1], order=[1,0]}");
+  EXPECT_EQ(tile->str(), "blocked{spt=[1,4], lanes=[1,32], simds=[1,4], order=[1,0]}");
   EXPECT_TRUE(sameLayout(a.home(k.sum), DistributedLayout::slice(tile, 1)));
   EXPECT_TRUE(sameLayout(a.operandLayout(k.store, 0), a.home(k.sum)));
   // The row indices are needed twice: as a 2-D operand of the load's

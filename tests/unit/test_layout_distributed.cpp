@@ -177,10 +177,19 @@ TEST(BlockedLayoutChoice, CoalescedVectorizesAndKeepsThreadsBusy) {
   EXPECT_EQ(chooseBlockedLayout(MemoryLayout::DEFAULT, {256}, 4, h), chooseBlockedLayout(MemoryLayout::COALESCED, {256}, 4, h));
 }
 
-TEST(BlockedLayoutChoice, CoalescedRowReductionStaysInsideSimdGroups) {
+TEST(BlockedLayoutChoice, CoalescedRowReductionOrdersSimdGroupsByAccessWidth) {
+  // Rows read in float4: the SIMD groups go along the row first, as far as
+  // it has room (256 floats: 2 groups of 32 lanes x 4), then to the rows.
   AccessHint h{{1, 0}, 4, 4, {1}};
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {8, 256}, 4, h).str(),
+            "blocked{spt=[1,4], lanes=[1,32], simds=[2,2], order=[1,0]}");
   EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {8, 512}, 4, h).str(),
-            "blocked{spt=[1,4], lanes=[1,32], simds=[4,1], order=[1,0]}");
+            "blocked{spt=[1,4], lanes=[1,32], simds=[1,4], order=[1,0]}");
+  // Rows read one element at a time: the kept rows first, so that each
+  // row's sum stays inside one SIMD group.
+  AccessHint scalar{{1, 0}, 1, 4, {1}};
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {8, 128}, 4, scalar).str(),
+            "blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}");
 }
 
 TEST(BlockedLayoutChoice, CoalescedColumnReductionKeepsRowsCoalesced) {

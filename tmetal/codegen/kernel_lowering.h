@@ -112,6 +112,10 @@ class KernelLowering {
   std::string constantExpr(const ir::Attribute& value, const ir::Type& type) const;
   std::string castExpr(const ir::Operation& op, const std::string& arg);
   std::string compareExpr(const ir::Operation& op, const std::vector<std::string>& args) const;
+  // Whether every element of x is a multiple of `divisor` (a power of two)
+  // where `at` runs: by what AxisInfo knows of x, or because `at` lies in the
+  // branch of an scf.if taken only when x % m == 0 for a multiple m of divisor.
+  bool knownMultiple(const ir::Operation& at, const ir::Value* x, int64_t divisor) const;
 
   // ---- elementwise and shape ops (lower_elementwise.cpp, lower_shape.cpp) ---------
   void lowerScalarOp(const ir::Operation& op);

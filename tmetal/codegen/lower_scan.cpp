@@ -213,34 +213,42 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
       }
       if (!joined.empty()) body_.close();
       body_.line(dialect_.barrier());
+      // Each group's total is read once and folded in scan order; the running
+      // value after the groups before this one is picked by a select, so the
+      // fold is straight-line code (no loop bounded by the group index) and
+      // the same chain gives the total over every group.
+      std::vector<int64_t> order;
+      for (int64_t k = 0; k < groupsAlong; ++k) order.push_back(reverse ? groupsAlong - 1 - k : k);
       for (int64_t q = 0; q < numLines; ++q) {
         std::vector<std::string> t = element(total, q);
         body_.open("");
-        std::vector<std::string> before, loaded;
-        for (size_t i = 0; i < numOperands; ++i) {
-          before.push_back(newName("groups_before"));
-          loaded.push_back(buffers[i] + "[" + slot(q, "w") + "]");
+        std::vector<std::vector<std::string>> groupTotal(groupsAlong);
+        for (int64_t w : order) {
+          for (size_t i = 0; i < numOperands; ++i) {
+            groupTotal[w].push_back(newName("group_total"));
+            body_.line(typeOf(in[i]->element) + " " + groupTotal[w][i] + " = " + buffers[i] + "[" + slot(q, std::to_string(w)) + "];");
+          }
         }
-        // Groups before this one, in order (after it, reversed).
-        std::string first = reverse ? std::to_string(groupsAlong - 1) : "0";
+        std::vector<std::string> running, before;
+        for (size_t i = 0; i < numOperands; ++i) {
+          running.push_back(newName("groups_running"));
+          before.push_back(newName("groups_before"));
+          body_.line(typeOf(in[i]->element) + " " + running[i] + " = " + groupTotal[order[0]][i] + ";");
+          body_.line(typeOf(in[i]->element) + " " + before[i] + " = " + running[i] + ";");
+        }
+        for (int64_t k = 1; k < groupsAlong; ++k) {
+          emit(combineStatements(op, running, groupTotal[order[k]]));
+          if (k + 1 == groupsAlong) break;
+          std::string here = groupAlong + " == " + std::to_string(order[k + 1]);
+          for (size_t i = 0; i < numOperands; ++i)
+            body_.line(before[i] + " = " + here + " ? " + running[i] + " : " + before[i] + ";");
+        }
         std::string has = reverse ? groupAlong + " < " + std::to_string(groupsAlong - 1) : groupAlong + " > 0";
         body_.open("if (" + has + ")");
-        for (size_t i = 0; i < numOperands; ++i)
-          body_.line(typeOf(in[i]->element) + " " + before[i] + " = " + buffers[i] + "[" + slot(q, first) + "];");
-        std::string loop = reverse ? "for (int w = " + std::to_string(groupsAlong - 2) + "; w > " + groupAlong + "; --w)"
-                                   : "for (int w = 1; w < " + groupAlong + "; ++w)";
-        body_.open(loop);
-        emit(combineStatements(op, before, loaded));
-        body_.close();
         for (int64_t w = 0; w < block; ++w) emit(foldInto(before, at[q][rep][w]));
         body_.close();
         // The repetition's total over every group.
-        for (size_t i = 0; i < numOperands; ++i) body_.line(t[i] + " = " + buffers[i] + "[" + slot(q, first) + "];");
-        std::string all = reverse ? "for (int w = " + std::to_string(groupsAlong - 2) + "; w >= 0; --w)"
-                                  : "for (int w = 1; w < " + std::to_string(groupsAlong) + "; ++w)";
-        body_.open(all);
-        emit(combineStatements(op, t, loaded));
-        body_.close();
+        for (size_t i = 0; i < numOperands; ++i) body_.line(t[i] + " = " + running[i] + ";");
         body_.close();
       }
     }

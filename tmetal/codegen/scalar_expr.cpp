@@ -3,6 +3,7 @@
 // every register of a tensor op, for scalar ops and inside combiner regions.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/support/diagnostic.h"
@@ -21,7 +22,75 @@ ScalarKind kindOf(const ir::Type& t) {
 
 bool isSmallFloat(ScalarKind k) { return k == ScalarKind::F16 || k == ScalarKind::BF16; }
 
+bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+int log2Of(int64_t powerOfTwo) {
+  int k = 0;
+  while ((int64_t{1} << k) < powerOfTwo) ++k;
+  return k;
+}
+
+// v = x % m or x & (m - 1) for a constant power of two m: whether v is zero
+// says whether x is a multiple of m.
+struct PowerOfTwoRemainder {
+  const ir::Value* x;
+  int64_t modulus;
+};
+
+std::optional<PowerOfTwoRemainder> powerOfTwoRemainder(const ir::Value* v, const analysis::AxisInfoAnalysis& axis) {
+  const ir::Operation* def = v->definingOp();
+  if (!def || def->numOperands() != 2) return std::nullopt;
+  auto constant = [&](size_t i) { return axis.get(def->operand(i)).constantValue; };
+  switch (def->kind()) {
+    case OpKind::ArithRemSI:
+    case OpKind::ArithRemUI:
+      if (std::optional<int64_t> m = constant(1); m && isPowerOfTwo(*m)) return PowerOfTwoRemainder{def->operand(0), *m};
+      return std::nullopt;
+    case OpKind::ArithAndI:
+      for (size_t i : {size_t{1}, size_t{0}})
+        if (std::optional<int64_t> mask = constant(i); mask && *mask >= 0 && isPowerOfTwo(*mask + 1))
+          return PowerOfTwoRemainder{def->operand(1 - i), *mask + 1};
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+// cond = (x % m == 0) or (x % m != 0) with m a power of two: the remainder,
+// and the branch (0: then, 1: else) in which x is a multiple of m.
+std::optional<std::pair<PowerOfTwoRemainder, size_t>> multipleTest(const ir::Value* cond,
+                                                                   const analysis::AxisInfoAnalysis& axis) {
+  const ir::Operation* cmp = cond->definingOp();
+  if (!cmp || cmp->kind() != OpKind::ArithCmpI) return std::nullopt;
+  const std::string& p = cmp->symbolAttr("predicate");
+  if (p != "eq" && p != "ne") return std::nullopt;
+  for (size_t i : {size_t{1}, size_t{0}}) {
+    if (axis.get(cmp->operand(i)).constantValue != 0) continue;
+    if (std::optional<PowerOfTwoRemainder> r = powerOfTwoRemainder(cmp->operand(1 - i), axis))
+      return std::make_pair(*r, size_t{p == "eq" ? 0u : 1u});
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+bool KernelLowering::knownMultiple(const ir::Operation& at, const ir::Value* x, int64_t divisor) const {
+  if (axis_.get(x).divisibilityOfAll() % divisor == 0) return true;
+  for (const ir::Block* block = at.parentBlock(); block;) {
+    const ir::Operation* parent = block->parentOp();
+    if (!parent) break;
+    if (parent->kind() == OpKind::ScfIf) {
+      if (auto test = multipleTest(parent->operand(0), axis_)) {
+        const auto& [remainder, branch] = *test;
+        if (remainder.x == x && remainder.modulus % divisor == 0 && parent->numRegions() > branch &&
+            block->parentRegion() == parent->region(branch))
+          return true;
+      }
+    }
+    block = parent->parentBlock();
+  }
+  return false;
+}
 
 std::string KernelLowering::constantExpr(const ir::Attribute& value, const ir::Type& type) const {
   const ir::Attribute* scalar = &value;
@@ -157,7 +226,13 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
     case OpKind::TtAddPtr: return bin("+");
     case OpKind::ArithSubI: return bin("-");
     case OpKind::ArithMulI: return bin("*");
-    case OpKind::ArithDivSI: return bin("/");
+    case OpKind::ArithDivSI:
+      // An exact division by a power of two is an arithmetic shift; C's
+      // division would add the rounding fix-up for negative dividends.
+      if (std::optional<int64_t> d = axis_.get(op.operand(1)).constantValue;
+          d && *d > 1 && isPowerOfTwo(*d) && knownMultiple(op, op.operand(0), *d))
+        return a[0] + " >> " + std::to_string(log2Of(*d));
+      return bin("/");
     case OpKind::ArithRemSI: return bin("%");
     case OpKind::ArithDivUI: return back(u(a[0]) + " / " + u(a[1]));
     case OpKind::ArithRemUI: return back(u(a[0]) + " % " + u(a[1]));
