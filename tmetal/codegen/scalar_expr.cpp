@@ -2,11 +2,13 @@
 // operand expressions, with Triton's (MLIR's) meaning spelled in C. Used for
 // every register of a tensor op, for scalar ops and inside combiner regions.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <optional>
 
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::codegen {
 
@@ -21,14 +23,6 @@ ScalarKind kindOf(const ir::Type& t) {
 }
 
 bool isSmallFloat(ScalarKind k) { return k == ScalarKind::F16 || k == ScalarKind::BF16; }
-
-bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
-int log2Of(int64_t powerOfTwo) {
-  int k = 0;
-  while ((int64_t{1} << k) < powerOfTwo) ++k;
-  return k;
-}
 
 // v = x % m or x & (m - 1) for a constant power of two m: whether v is zero
 // says whether x is a multiple of m.
@@ -231,7 +225,7 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
       // division would add the rounding fix-up for negative dividends.
       if (std::optional<int64_t> d = axis_.get(op.operand(1)).constantValue;
           d && *d > 1 && isPowerOfTwo(*d) && knownMultiple(op, op.operand(0), *d))
-        return a[0] + " >> " + std::to_string(log2Of(*d));
+        return a[0] + " >> " + std::to_string(std::countr_zero(static_cast<uint64_t>(*d)));
       return bin("/");
     case OpKind::ArithRemSI: return bin("%");
     case OpKind::ArithDivUI: return back(u(a[0]) + " / " + u(a[1]));
