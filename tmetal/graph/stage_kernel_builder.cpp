@@ -164,9 +164,9 @@ class StageWriter {
   // argmin (sums could not read an element twice). Their loads then need
   // neither a mask, nor the identity written into the registers a
   // masked-off load leaves alone (one move per register and load on
-  // NVIDIA's compiler), nor a select of the masked-off index. Max and min could read the same way, but their
-  // long row loops measured up to 7 points slower so (docs/planner.md,
-  // "Reads of arg-reductions").
+  // NVIDIA's compiler), nor a select of the masked-off index. Max and min
+  // could read the same way, but their long row loops measured up to 7
+  // points slower so (docs/planner.md, "Reads of arg-reductions").
   bool readsClamped() const { return d_.carriesIndex(); }
   // `index` clamped to the last of `count` (a scalar argument) when reads
   // are clamped, else `index` itself.
