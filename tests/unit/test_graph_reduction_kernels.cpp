@@ -665,6 +665,29 @@ TEST(GraphReductionKernels, UnitStridesAreFoldedLikeTritonsSpecialization) {
   EXPECT_FALSE(bodyUses(ttir, "%red_stride_0"));
 }
 
+TEST(GraphReductionKernels, MultiplesOfSixteenAreDeclaredDivisibleLikeTritonsSpecialization) {
+  // float16 maxima down 32 rows of 4096 columns: 8 outputs per 16-byte
+  // vector. run_outputs (4096) is declared divisible by 16, so the output
+  // offset run * run_outputs + column keeps each vector's 8 outputs aligned
+  // and the kernel writes them with one store, as it reads them.
+  const ReductionKernels k = buildReductionKernels(plan({32, 4096}, {0}, Combiner::Max, ScalarKind::F16));
+  ASSERT_EQ(k.stages.size(), 1u);
+  const StageKernel& stage = k.stages[0];
+  const std::string ttir = ttirOf(stage);
+  EXPECT_NE(ttir.find("%run_outputs: i32 {tt.divisibility = 16 : i32}"), std::string::npos) << ttir;
+  EXPECT_NE(ttir.find("%reduce_rows: i32 {tt.divisibility = 16 : i32}"), std::string::npos);
+  EXPECT_NE(ttir.find("%splits: i32,"), std::string::npos);  // 1: folded where it strides, not divisible
+
+  codegen::CompileOptions options;
+  options.numWarps = stage.numWarps;
+  options.hardware = genericProfile();
+  const std::string msl = codegen::compileKernel(*stage.module, options).source;
+  EXPECT_NE(msl.find("*reinterpret_cast<device int4*>(&out_ptr["), std::string::npos) << msl;  // 8 halves
+
+  // 4100 columns: not a multiple of 16, so no claim and one store per output.
+  const ReductionKernels odd = buildReductionKernels(plan({32, 4100}, {0}, Combiner::Max, ScalarKind::F16));
+  EXPECT_NE(ttirOf(odd.stages[0]).find("%run_outputs: i32,"), std::string::npos);
+}
 // ---------------------------------------------------------------- random problems
 
 namespace {

@@ -63,8 +63,17 @@ class StageWriter {
                                         bufferArgumentName(buffers[i], written), std::move(attrs));
       (written ? writtenBuffers_ : readBuffers_).push_back(v);
     }
+    // Integer arguments are specialized as Triton specializes them: a value
+    // of 1 is folded (walk), a multiple of 16 is declared divisible by 16.
+    // The stage is built for these values, and the divisibility lets the
+    // code generator see that an output offset such as run * run_outputs +
+    // column keeps a vector's elements aligned, so the outputs are written
+    // with vector stores as the input is read.
     for (const StageScalar& s : scalars) {
-      scalars_[s.name] = function_->addArgument(Type::scalar(s.kind), s.name);
+      ir::AttrList attrs;
+      if (s.kind == ir::ScalarKind::I32 && s.intValue != 0 && s.intValue % 16 == 0)
+        attrs.set("tt.divisibility", Attribute::integer(16));
+      scalars_[s.name] = function_->addArgument(Type::scalar(s.kind), s.name, std::move(attrs));
       if (s.kind == ir::ScalarKind::I32 && s.intValue == 1) unitScalars_.insert(s.name);
     }
   }
