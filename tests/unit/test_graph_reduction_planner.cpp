@@ -188,6 +188,14 @@ TEST(GraphReductionPlanner, ArgReductionsCarryIndices) {
   EXPECT_EQ(planReduction({{1 << 22, 32}, {}, {0}, ir::ScalarKind::F16, Combiner::ArgMax, residentTwo}, profile("h200"))
                 .partialsPerOutput(),
             528);
+  // Output blocks that take 90% or more of that wave's slots keep one
+  // stage: 8192 float32 columns in blocks of 32 make 256 of 264 on an H200.
+  // Maxima keep the split (their wave is 528 threadgroups), and so does
+  // float16 argmax, whose 128 blocks (64 columns each) take half the wave.
+  EXPECT_FALSE(plan({8192, 8192}, {0}, "h200", ir::ScalarKind::F32, Combiner::ArgMax).twoStage());
+  EXPECT_EQ(plan({8192, 8192}, {0}, "h200", ir::ScalarKind::F32, Combiner::ArgMax).stages[0].threadgroups, 256);
+  EXPECT_TRUE(plan({8192, 8192}, {0}, "h200", ir::ScalarKind::F32, Combiner::Max).twoStage());
+  EXPECT_EQ(plan({8192, 8192}, {0}, "h200", ir::ScalarKind::F16, Combiner::ArgMax).partialsPerOutput(), 2);
   // Sums of float16 accumulate in float32.
   EXPECT_EQ(plan({1024}, {0}, "apple-generic", ir::ScalarKind::F16).accumulator, ir::ScalarKind::F32);
 }

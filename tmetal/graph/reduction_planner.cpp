@@ -247,19 +247,29 @@ struct StagePlanner {
     // arg-reduction columns" in docs/planner.md), so its wave is two
     // threadgroups per core and a split counted by the thread limit would
     // run in two waves. A tuning that sets the residency (resident=N) sets
-    // it instead, and the split stays counted by the thread limit.
+    // it instead, and the split stays counted by the thread limit. Such a
+    // stage whose output blocks alone take 90% or more of that wave's
+    // threadgroup slots does not split: its second stage (about 2 us and a
+    // launch on the H200) costs more than the few idle slots ("Splits of
+    // arg-reduction columns" in docs/planner.md).
     const int resident = p.maxResidentThreadsPerCore;
     const bool twoPerCore = ty > 1 && resident >= 2 * s.threadgroupSize;
     const int64_t argPerCore = twoPerCore && combinerCarriesIndex(combiner) && tuning.residentThreadgroups == 0 ? 2 : 0;
+    const int64_t argWave = saturatingMultiply(p.gpuCores, argPerCore);
+    const bool fillsArgWave = argPerCore > 0 && saturatingMultiply(s.outputBlocks, 10) >= saturatingMultiply(argWave, 9);
     s.splits = 1;
     const int64_t threads = saturatingMultiply(s.outputBlocks, s.threadgroupSize);
-    if (allowSplit && threads < wave() && s.sweeps > 1) {
+    if (allowSplit && threads < wave() && s.sweeps > 1 && !fillsArgWave) {
       s.splits = splitsFor(s.outputBlocks, s.threadgroupSize, s.sweeps, argPerCore);
       decisions.push_back(fmt::format(
           "{}: {} output block{} x {} threads = {} threads, less than {}: the rows are split over {} threadgroups "
           "taking turns over the {} sweeps (one wave of threadgroups{}); a second stage combines their partials",
           stageName, s.outputBlocks, s.outputBlocks == 1 ? "" : "s", s.threadgroupSize, threads, waveText(), s.splits,
           s.sweeps, argPerCore ? ", two per core for an arg-reduction" : ""));
+    } else if (allowSplit && fillsArgWave && threads < wave() && s.sweeps > 1) {
+      decisions.push_back(fmt::format("{}: {} output blocks fill 90% or more of one wave of {} threadgroups (two per "
+                                      "core for an arg-reduction): no second stage",
+                                      stageName, s.outputBlocks, argWave));
     } else if (allowSplit) {
       decisions.push_back(threads >= wave()
                               ? fmt::format("{}: {} output blocks x {} threads = {} threads fill {}: no second stage",
