@@ -266,6 +266,15 @@ TEST(CodegenMsl, ExactDivisionByAPowerOfTwoIsAShift) {
   EXPECT_EQ(collatz.source.find(" / 2L"), std::string::npos);
 }
 
+TEST(CodegenMsl, LoopsThatCombineNothingAcrossThreadsAreUnrolledByFour) {
+  // LayerNorm's three loops only load and combine elementwise; the column
+  // sums reduce every tile inside their loop, a threadgroup barrier per trip.
+  codegen::CompiledKernel norm = compileCase("layernorm_fwd");
+  EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(4)\n  for ("), 3u) << norm.source;
+  codegen::CompiledKernel columns = compileCase("col_reduce_loop");
+  EXPECT_EQ(columns.source.find("#pragma"), std::string::npos);
+}
+
 TEST(CodegenMsl, SixteenByteAccessesOfHalves) {
   codegen::CompileOptions options;
   options.numWarps = 1;  // 1024 halves over 32 threads: 16-byte vectors

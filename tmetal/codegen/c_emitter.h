@@ -107,6 +107,9 @@ class CEmitter {
   // ---- memory --------------------------------------------------------------
   virtual std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const = 0;
   virtual std::string barrier() const = 0;  // a threadgroup-wide barrier with threadgroup-memory ordering
+  // The line before a loop that asks the target's compiler to unroll it
+  // `count` times (with a remainder for trip counts known only at run time).
+  virtual std::string loopUnrollHint(int count) const = 0;
   // A vector of `width` elements read from / written to `ptr` (aligned).
   virtual std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const = 0;
   virtual std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,

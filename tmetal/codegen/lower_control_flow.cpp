@@ -72,6 +72,29 @@ void KernelLowering::assignCarried(const ir::Operation& terminator, size_t first
   }
 }
 
+namespace {
+
+// Loops whose trips combine nothing across threads are unrolled four times:
+// the loads of four trips then issue before the first trip's arithmetic
+// waits for its data. NVIDIA's compiler unrolls small loop bodies this way
+// by itself but left the larger ones of row and norm kernels as one trip
+// per iteration, which the hint took from 98.2 to 83.0 us (LayerNorm of
+// 8192x4096) and 72.2 to 70.6 us (row sums of 16384x4096) on an H200
+// (docs/codegen.md, "Loop unrolling"). A trip with a reduction, scan or
+// dot synchronizes the threadgroup, so the next trip's loads cannot move
+// above it and unrolling only adds code: a column sum with a reduction in
+// its loop measured 30% slower unrolled by two.
+bool unrollsByFour(const ir::Operation& loop) {
+  bool synchronizes = false;
+  ir::walk(*loop.region(0), [&](const ir::Operation* op) {
+    const ir::OpKind k = op->kind();
+    if (k == ir::OpKind::TtReduce || k == ir::OpKind::TtScan || k == ir::OpKind::TtDot) synchronizes = true;
+  });
+  return !synchronizes;
+}
+
+}  // namespace
+
 void KernelLowering::lowerFor(const ir::Operation& op) {
   const ir::Block& body = *op.region(0)->block(0);
   size_t n = op.numOperands() - 3;
@@ -92,6 +115,7 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
   const ir::Value* iv = body.argument(0);
   std::string ivName = nameFor(iv);
   std::string ivType = typeOf(iv->type());
+  if (unrollsByFour(op)) body_.line(dialect_.loopUnrollHint(4));
   body_.open("for (" + ivType + " " + ivName + " = " + scalarOf(op.operand(0)) + "; " + ivName + " < " +
              scalarOf(op.operand(1)) + "; " + ivName + " += " + scalarOf(op.operand(2)) + ")");
   defineScalar(iv, ivName);

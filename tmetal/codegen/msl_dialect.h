@@ -43,6 +43,10 @@ class MslDialect : public CEmitter {
 
   std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
   std::string barrier() const override { return "threadgroup_barrier(mem_flags::mem_threadgroup);"; }
+  // Apple's Metal compiler is clang, which takes clang's loop pragmas.
+  std::string loopUnrollHint(int count) const override {
+    return "#pragma clang loop unroll_count(" + std::to_string(count) + ")";
+  }
   std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
   std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
                           const std::vector<std::string>& components) const override;

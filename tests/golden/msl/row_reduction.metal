@@ -32,6 +32,7 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
   for (int r = 0; r < 2; ++r) rows_2[r] = rows + rows_0[r];
   float acc_3[8];
   for (int r = 0; r < 8; ++r) acc_3[r] = 0.0f;
+  #pragma clang loop unroll_count(4)
   for (int start = 0; start < n_cols; start += 128) {
     int cols[4];
     for (int r = 0; r < 4; ++r) cols[r] = L0_o1 + r * 32;
