@@ -259,14 +259,15 @@ struct StagePlanner {
     const bool fillsArgWave = argPerCore > 0 && saturatingMultiply(s.outputBlocks, 10) >= saturatingMultiply(argWave, 9);
     s.splits = 1;
     const int64_t threads = saturatingMultiply(s.outputBlocks, s.threadgroupSize);
-    if (allowSplit && threads < wave() && s.sweeps > 1 && !fillsArgWave) {
+    const bool shortOfWave = allowSplit && threads < wave() && s.sweeps > 1;
+    if (shortOfWave && !fillsArgWave) {
       s.splits = splitsFor(s.outputBlocks, s.threadgroupSize, s.sweeps, argPerCore);
       decisions.push_back(fmt::format(
           "{}: {} output block{} x {} threads = {} threads, less than {}: the rows are split over {} threadgroups "
           "taking turns over the {} sweeps (one wave of threadgroups{}); a second stage combines their partials",
           stageName, s.outputBlocks, s.outputBlocks == 1 ? "" : "s", s.threadgroupSize, threads, waveText(), s.splits,
           s.sweeps, argPerCore ? ", two per core for an arg-reduction" : ""));
-    } else if (allowSplit && fillsArgWave && threads < wave() && s.sweeps > 1) {
+    } else if (shortOfWave) {
       decisions.push_back(fmt::format("{}: {} output blocks fill 90% or more of one wave of {} threadgroups (two per "
                                       "core for an arg-reduction): no second stage",
                                       stageName, s.outputBlocks, argWave));
