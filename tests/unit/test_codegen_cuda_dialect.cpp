@@ -92,8 +92,10 @@ std::string exerciseEveryHook(const CudaDialect& d) {
   body = "  " + d.threadgroupArray("float", "tg", 128) + "\n" + body;
   line("tg[" + d.builtinName(codegen::Builtin::ThreadIndex) + "] = v_f32;");
   line(d.barrier());
-  line(d.loopUnrollHint(4));
-  line("for (int u = 0; u < v_i32; ++u) v_f32 += 1.0f;");
+  for (int count : {2, 4}) {
+    line(d.loopUnrollHint(count));
+    line("for (int u = 0; u < v_i32; ++u) v_f32 += 1.0f;");
+  }
   // Vector accesses of every kind and width the lowering uses (up to 16 bytes).
   for (ScalarKind k : kAllKinds) {
     if (k == ScalarKind::I1) continue;

@@ -267,10 +267,22 @@ TEST(CodegenMsl, ExactDivisionByAPowerOfTwoIsAShift) {
 }
 
 TEST(CodegenMsl, LoopsThatCombineNothingAcrossThreadsAreUnrolledByFour) {
-  // LayerNorm's three loops only load and combine elementwise; the column
-  // sums reduce every tile inside their loop, a threadgroup barrier per trip.
+  // LayerNorm's three loops only load and combine elementwise. Their trip
+  // count (n_cols / 256, rounded up) is known only at run time: the trips up
+  // to a multiple of four run unrolled by four, the rest unrolled by two.
+  // The column sums reduce every tile inside their loop, a threadgroup
+  // barrier per trip, and are not unrolled.
   codegen::CompiledKernel norm = compileCase("layernorm_fwd");
-  EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(4)\n  for ("), 3u) << norm.source;
+  EXPECT_EQ(count(norm.source, " = n_cols > 0 ? (n_cols - 1) / 256 + 1 : 0;"), 3u) << norm.source;
+  EXPECT_NE(norm.source.find("int start_main_end = start_trips / 4 * (4 * 256);\n"
+                             "  #pragma clang loop unroll_count(4)\n"
+                             "  for (int start = 0; start < start_main_end; start += 256) {"),
+            std::string::npos);
+  EXPECT_NE(norm.source.find("#pragma clang loop unroll_count(2)\n"
+                             "  for (int start0 = start_main_end; start0 < n_cols; start0 += 256) {"),
+            std::string::npos);
+  EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(4)"), 3u);
+  EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(2)"), 3u);
   codegen::CompiledKernel columns = compileCase("col_reduce_loop");
   EXPECT_EQ(columns.source.find("#pragma"), std::string::npos);
 }

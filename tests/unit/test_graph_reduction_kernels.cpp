@@ -688,6 +688,34 @@ TEST(GraphReductionKernels, MultiplesOfSixteenAreDeclaredDivisibleLikeTritonsSpe
   const ReductionKernels odd = buildReductionKernels(plan({32, 4100}, {0}, Combiner::Max, ScalarKind::F16));
   EXPECT_NE(ttirOf(odd.stages[0]).find("%run_outputs: i32,"), std::string::npos);
 }
+
+TEST(GraphReductionKernels, LoopsOfAMultipleOfFourTripsHaveNoRemainderLoop) {
+  // Float16 maxima down 8192 rows, 128 per trip: 64 trips, and `iterations`
+  // is declared divisible by 16, so the loop unrolled by four needs no
+  // remainder. 8200 rows take 65 trips: 64 unrolled by four, then one in a
+  // remainder loop unrolled by two.
+  auto stageMsl = [](int64_t rows) {
+    const ReductionKernels k = buildReductionKernels(plan({rows, 4096}, {0}, Combiner::Max, ScalarKind::F16));
+    EXPECT_EQ(k.stages.size(), 1u);
+    codegen::CompileOptions options;
+    options.numWarps = k.stages[0].numWarps;
+    options.hardware = genericProfile();
+    return codegen::compileKernel(*k.stages[0].module, options).source;
+  };
+  const std::string exact = stageMsl(8192);
+  EXPECT_NE(exact.find("#pragma clang loop unroll_count(4)\n  for (int i = 0; i < iterations; i += 1) {"),
+            std::string::npos)
+      << exact;
+  EXPECT_EQ(exact.find("unroll_count(2)"), std::string::npos);
+  EXPECT_EQ(exact.find("i_main_end"), std::string::npos);
+  const std::string ragged = stageMsl(8200);
+  EXPECT_NE(ragged.find("int i_trips = iterations > 0 ? (iterations - 1) / 1 + 1 : 0;"), std::string::npos) << ragged;
+  EXPECT_NE(ragged.find("#pragma clang loop unroll_count(4)\n  for (int i = 0; i < i_main_end; i += 1) {"),
+            std::string::npos);
+  EXPECT_NE(ragged.find("#pragma clang loop unroll_count(2)\n  for (int i0 = i_main_end; i0 < iterations; i0 += 1) {"),
+            std::string::npos);
+}
+
 // ---------------------------------------------------------------- random problems
 
 namespace {

@@ -7,6 +7,12 @@
 
 namespace tmetal::codegen {
 
+// `expr` as an operand of a binary operator: in parentheses unless it is a
+// single name or literal (the generated expressions space their operators).
+inline std::string parenthesized(const std::string& expr) {
+  return expr.find(' ') == std::string::npos ? expr : "(" + expr + ")";
+}
+
 class CodeBuffer {
  public:
   explicit CodeBuffer(int indent = 0) : indent_(indent) {}

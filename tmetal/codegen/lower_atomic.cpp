@@ -54,10 +54,8 @@ std::string KernelLowering::atomicStatement(const ir::Operation& op, const std::
 std::string KernelLowering::broadcastFromThreadZero(const ir::Operation& op, const ir::Type& type,
                                                     const std::string& value) {
   std::string elementType = typeOf(type);
-  std::string buffer = newName("tg_scalar");
-  threadgroupMemory_.allocate(op, buffer, elementType, std::max(1, type.bitWidth() / 8), 1,
-                              "the result of the atomic at " + op.loc().userPos().str());
-  threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, buffer, 1));
+  std::string buffer =
+      threadgroupBuffer(op, "tg_scalar", type, 1, "the result of the atomic at " + op.loc().userPos().str());
   barrierBeforeReuse();
   body_.line("if (" + dialect_.builtinName(Builtin::ThreadIndex) + " == 0) " + buffer + "[0] = " + value + ";");
   body_.line(dialect_.barrier());

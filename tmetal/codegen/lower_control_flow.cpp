@@ -95,6 +95,36 @@ bool unrollsByFour(const ir::Operation& loop) {
 
 }  // namespace
 
+bool KernelLowering::tripsAreMultipleOfFour(const ir::Operation& loop) const {
+  std::optional<int64_t> step = axis_.get(loop.operand(2)).constantValue;
+  if (!step || *step <= 0) return false;
+  std::optional<int64_t> lower = axis_.get(loop.operand(0)).constantValue;
+  std::optional<int64_t> upper = axis_.get(loop.operand(1)).constantValue;
+  if (lower && upper) return *upper <= *lower || ((*upper - *lower - 1) / *step + 1) % 4 == 0;
+  // Both bounds multiples of 4 * step: (upper - lower) / step trips.
+  int64_t group = 4 * *step;
+  return (group & (group - 1)) == 0 && knownMultiple(loop, loop.operand(0), group) &&
+         knownMultiple(loop, loop.operand(1), group);
+}
+
+KernelLowering::BodyCopies KernelLowering::beginBodyCopies() {
+  bodyCopies_.emplace_back();
+  return {tensors_, scalars_, {}};
+}
+
+void KernelLowering::secondBodyCopy(BodyCopies& copies) {
+  // The first copy's values went out of scope with it.
+  tensors_ = copies.tensors;
+  scalars_ = copies.scalars;
+  copies.decisions = decisions_;
+  bodyCopies_.back().replaying = true;
+}
+
+void KernelLowering::endBodyCopies(const BodyCopies& copies) {
+  decisions_ = copies.decisions;
+  bodyCopies_.pop_back();
+}
+
 void KernelLowering::lowerFor(const ir::Operation& op) {
   const ir::Block& body = *op.region(0)->block(0);
   size_t n = op.numOperands() - 3;
@@ -113,19 +143,49 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     }
   }
   const ir::Value* iv = body.argument(0);
-  std::string ivName = nameFor(iv);
   std::string ivType = typeOf(iv->type());
-  if (unrollsByFour(op)) body_.line(dialect_.loopUnrollHint(4));
-  body_.open("for (" + ivType + " " + ivName + " = " + scalarOf(op.operand(0)) + "; " + ivName + " < " +
-             scalarOf(op.operand(1)) + "; " + ivName + " += " + scalarOf(op.operand(2)) + ")");
-  defineScalar(iv, ivName);
-  for (size_t i = 0; i < n; ++i) defineCarried(slots[i], tensors[i], scalars[i]);
-  ++loopDepth_;
-  for (const ir::Value* s : slots) convertExtraLayouts(s);
-  lowerBlock(body);
-  assignCarried(*body.terminator(), 0, tensors, scalars, slots);
-  --loopDepth_;
-  body_.close();
+  std::string lower = scalarOf(op.operand(0)), upper = scalarOf(op.operand(1)), step = scalarOf(op.operand(2));
+  // One loop over [from, upper): the body, with the induction variable named
+  // ivName, after the hint line when there is one.
+  auto emitLoop = [&](const std::string& hint, const std::string& ivName, const std::string& from,
+                      const std::string& to) {
+    if (!hint.empty()) body_.line(hint);
+    body_.open("for (" + ivType + " " + ivName + " = " + from + "; " + ivName + " < " + to + "; " + ivName +
+               " += " + step + ")");
+    defineScalar(iv, ivName);
+    for (size_t i = 0; i < n; ++i) defineCarried(slots[i], tensors[i], scalars[i]);
+    ++loopDepth_;
+    for (const ir::Value* s : slots) convertExtraLayouts(s);
+    lowerBlock(body);
+    assignCarried(*body.terminator(), 0, tensors, scalars, slots);
+    --loopDepth_;
+    body_.close();
+  };
+  std::string ivName = nameFor(iv);
+  if (!unrollsByFour(op)) {
+    emitLoop("", ivName, lower, upper);
+  } else if (tripsAreMultipleOfFour(op)) {
+    emitLoop(dialect_.loopUnrollHint(4), ivName, lower, upper);
+  } else {
+    // The trips up to the last multiple of four, unrolled four times, then
+    // the zero to three left in a loop of their own, unrolled twice: three
+    // trips left take two memory round trips rather than the three of the
+    // one-trip remainder loop the target compiler makes of a single loop
+    // (small LayerNorm on an H200: 3.6 -> 3.4 us; docs/codegen.md). A trip
+    // count known to be a multiple of four keeps the single loop above: the
+    // remainder's code would only cost registers.
+    std::string trips = newName(ivName + "_trips"), mainEnd = newName(ivName + "_main_end");
+    std::string offset = lower == "0" ? "" : " - " + parenthesized(lower);
+    body_.line(ivType + " " + trips + " = " + upper + " > " + lower + " ? (" + upper + offset + " - 1) / " +
+               parenthesized(step) + " + 1 : 0;");
+    body_.line(ivType + " " + mainEnd + " = " + (lower == "0" ? "" : lower + " + ") + trips + " / 4 * (4 * " +
+               parenthesized(step) + ");");
+    BodyCopies copies = beginBodyCopies();
+    emitLoop(dialect_.loopUnrollHint(4), ivName, lower, mainEnd);
+    secondBodyCopy(copies);
+    emitLoop(dialect_.loopUnrollHint(2), nameFor(iv), mainEnd, upper);
+    endBodyCopies(copies);
+  }
   for (size_t i = 0; i < n; ++i) defineCarried(op.result(i), tensors[i], scalars[i]);
 }
 

@@ -16,21 +16,37 @@ void KernelLowering::barrierBeforeReuse() {
   if (loopDepth_ > 0) body_.line(dialect_.barrier());
 }
 
-std::string KernelLowering::allocateStaging(const ir::Operation& op, const ir::Type& element, int64_t count,
-                                            const std::string& purpose) {
+std::string KernelLowering::threadgroupBuffer(const ir::Operation& op, const std::string& hint,
+                                              const ir::Type& element, int64_t count, const std::string& purpose) {
+  return threadgroupBufferAt(static_cast<int>(bodyCopies_.size()) - 1, op, hint, element, count, purpose);
+}
+
+std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operation& op, const std::string& hint,
+                                                const ir::Type& element, int64_t count, const std::string& purpose) {
+  if (copyLevel >= 0) {
+    BodyCopyBuffers& level = bodyCopies_[copyLevel];
+    if (level.replaying) return level.names.at(level.next++);
+    level.names.push_back(threadgroupBufferAt(copyLevel - 1, op, hint, element, count, purpose));
+    return level.names.back();
+  }
   std::string elementType = typeOf(element);
   int bytes = element.isPointer() ? 8 : std::max(1, element.bitWidth() / 8);
-  std::string name = newName("tg_" + purpose);
-  threadgroupMemory_.allocate(op, name, elementType, bytes, count, purpose + " at " + op.loc().userPos().str());
+  std::string name = newName(hint);
+  threadgroupMemory_.allocate(op, name, elementType, bytes, count, purpose);
   threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, count));
   return name;
+}
+
+std::string KernelLowering::allocateStaging(const ir::Operation& op, const ir::Type& element, int64_t count,
+                                            const std::string& purpose) {
+  return threadgroupBuffer(op, "tg_" + purpose, element, count, purpose + " at " + op.loc().userPos().str());
 }
 
 namespace {
 // i * scale + offset, without the no-op parts.
 std::string scaled(const std::string& index, int64_t scale, int64_t offset) {
   std::string s = index;
-  if (scale != 1) s = (index.find(' ') == std::string::npos ? index : "(" + index + ")") + " * " + std::to_string(scale);
+  if (scale != 1) s = parenthesized(index) + " * " + std::to_string(scale);
   if (offset) s += " + " + std::to_string(offset);
   return s;
 }

@@ -188,13 +188,8 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     for (int64_t e : resultShape) numel *= e;
     std::vector<std::string> buffers;
     for (size_t i = 0; i < numOperands; ++i) {
-      std::string elementType = typeOf(in[i]->element);
-      int bytes = std::max(1, in[i]->element.bitWidth() / 8);
-      std::string name = newName(acc[i] + "_partials");
-      threadgroupMemory_.allocate(op, name, elementType, bytes, numel * groupsAlong,
-                                  "partials of the reduction at " + op.loc().userPos().str());
-      threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, numel * groupsAlong));
-      buffers.push_back(name);
+      buffers.push_back(threadgroupBuffer(op, acc[i] + "_partials", in[i]->element, numel * groupsAlong,
+                                          "partials of the reduction at " + op.loc().userPos().str()));
     }
     // One writer per (element, SIMD group): lane coordinate 0 along the
     // axis, a SIMD group that is not a replica, and owners elsewhere.
@@ -214,9 +209,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     auto slot = [&](const std::string& idx, const std::string& groupExpr) {
       std::string e = offsetExpr(at, terms, idx, q);
       if (numel == 1) return groupExpr;
-      std::string g = groupExpr == "0" ? "" : (groupExpr.find(' ') != std::string::npos ? "(" + groupExpr + ")"
-                                                                                            : groupExpr) +
-                                                     " * " + std::to_string(numel);
+      std::string g = groupExpr == "0" ? "" : parenthesized(groupExpr) + " * " + std::to_string(numel);
       if (g.empty()) return e;
       return e == "0" ? g : g + " + " + e;
     };
@@ -273,13 +266,8 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
       const int64_t perLane = groupsAlong / P, slots = threads / P, rounds = (numel + slots - 1) / slots;
       std::vector<std::string> combined;
       for (size_t i = 0; i < numOperands; ++i) {
-        std::string elementType = typeOf(in[i]->element);
-        int bytes = std::max(1, in[i]->element.bitWidth() / 8);
-        std::string name = newName(acc[i] + "_combined");
-        threadgroupMemory_.allocate(op, name, elementType, bytes, numel,
-                                    "combined partials of the reduction at " + op.loc().userPos().str());
-        threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, numel));
-        combined.push_back(name);
+        combined.push_back(threadgroupBuffer(op, acc[i] + "_combined", in[i]->element, numel,
+                                             "combined partials of the reduction at " + op.loc().userPos().str()));
       }
       useBuiltin(Builtin::ThreadIndex);
       const std::string tid = "int(" + dialect_.builtinName(Builtin::ThreadIndex) + ")";

@@ -108,12 +108,9 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
   std::vector<std::string> buffers;
   if (groupsAlong > 1) {
     for (size_t i = 0; i < numOperands; ++i) {
-      std::string elementType = typeOf(in[i]->element);
-      std::string name = newName(out[i].arrayName.empty() ? "scan_partials" : out[i].arrayName + "_partials");
-      threadgroupMemory_.allocate(op, name, elementType, std::max(1, in[i]->element.bitWidth() / 8),
-                                  lineElements * groupsAlong, "partials of the scan at " + op.loc().userPos().str());
-      threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, lineElements * groupsAlong));
-      buffers.push_back(name);
+      buffers.push_back(threadgroupBuffer(op, out[i].arrayName.empty() ? "scan_partials" : out[i].arrayName + "_partials",
+                                          in[i]->element, lineElements * groupsAlong,
+                                          "partials of the scan at " + op.loc().userPos().str()));
     }
   }
   std::string lineBase = groupsAlong > 1 ? bindBase(linearIndexBase(lines), (out[0].arrayName.empty() ? "scan" : out[0].arrayName) + "_line", 2) : "";
@@ -201,7 +198,7 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
       for (const std::string& c : cond) joined += (joined.empty() ? "" : " && ") + c;
       auto slot = [&](int64_t q, const std::string& group) {
         std::string e = offsetExpr(lineBase, linearIndexConstant(lines, q));
-        std::string g = group == "0" ? "" : (group.find(' ') != std::string::npos ? "(" + group + ")" : group) +
+        std::string g = group == "0" ? "" : parenthesized(group) +
                                                 (lineElements == 1 ? "" : " * " + std::to_string(lineElements));
         if (g.empty()) return e;
         return e == "0" ? g : g + " + " + e;

@@ -1,5 +1,7 @@
 #include "tmetal/codegen/register_tensor.h"
 
+#include "tmetal/codegen/code_buffer.h"
+
 namespace tmetal::codegen {
 
 bool RegisterTensor::isUniform() const {
@@ -9,7 +11,7 @@ bool RegisterTensor::isUniform() const {
 }
 
 std::string renderIndexTerms(const std::vector<IndexTerm>& terms, const std::string& index, int64_t count) {
-  std::string idx = index.find(' ') == std::string::npos ? index : "(" + index + ")";
+  std::string idx = parenthesized(index);
   std::string out;
   for (const IndexTerm& t : terms) {
     std::string term = idx;

@@ -73,7 +73,7 @@ std::string KernelLowering::unwrappedOffset(const TensorMap& map, int d) {
     std::string simds = simdCoord(map, d);
     std::string sum = lanes;
     if (simds != "0") {
-      if (simds.find(' ') != std::string::npos) simds = "(" + simds + ")";
+      simds = parenthesized(simds);
       std::string scaled = b.lanesPerSimd[d] > 1 ? simds + " * " + std::to_string(b.lanesPerSimd[d]) : simds;
       sum = plus(lanes, scaled);
     }

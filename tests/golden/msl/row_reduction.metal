@@ -32,8 +32,10 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
   for (int r = 0; r < 2; ++r) rows_2[r] = rows + rows_0[r];
   float acc_3[8];
   for (int r = 0; r < 8; ++r) acc_3[r] = 0.0f;
+  int start_trips = n_cols > 0 ? (n_cols - 1) / 128 + 1 : 0;
+  int start_main_end = start_trips / 4 * (4 * 128);
   #pragma clang loop unroll_count(4)
-  for (int start = 0; start < n_cols; start += 128) {
+  for (int start = 0; start < start_main_end; start += 128) {
     int cols[4];
     for (int r = 0; r < 4; ++r) cols[r] = L0_o1 + r * 32;
     int cols_5[4];
@@ -53,6 +55,28 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
     float acc_22[8];
     for (int r = 0; r < 8; ++r) acc_22[r] = acc_3[r] + acc_21[r];
     for (int r = 0; r < 8; ++r) acc_3[r] = acc_22[r];
+  }
+  #pragma clang loop unroll_count(2)
+  for (int start0 = start_main_end; start0 < n_cols; start0 += 128) {
+    int cols0[4];
+    for (int r = 0; r < 4; ++r) cols0[r] = L0_o1 + r * 32;
+    int cols_5_0[4];
+    for (int r = 0; r < 4; ++r) cols_5_0[r] = start0 + cols0[r];
+    bool mask_7_0[2];
+    for (int r = 0; r < 2; ++r) mask_7_0[r] = rows_2[r] < n_rows;
+    bool mask_10_0[4];
+    for (int r = 0; r < 4; ++r) mask_10_0[r] = cols_5_0[r] < n_cols;
+    bool mask_13_0[8];
+    for (int r = 0; r < 8; ++r) mask_13_0[r] = mask_7_0[r / 4] & mask_10_0[r % 4];
+    int acc_15_0[2];
+    for (int r = 0; r < 2; ++r) acc_15_0[r] = rows_2[r] * stride_row;
+    int acc_20_0_offsets[8];
+    for (int r = 0; r < 8; ++r) acc_20_0_offsets[r] = acc_15_0[r / 4] + cols_5_0[r % 4];
+    float acc_21_0[8];
+    for (int r = 0; r < 8; ++r) acc_21_0[r] = mask_13_0[r] ? x_ptr[acc_20_0_offsets[r]] : 0.0f;
+    float acc_22_0[8];
+    for (int r = 0; r < 8; ++r) acc_22_0[r] = acc_3[r] + acc_21_0[r];
+    for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_0[r];
   }
   bool cond[2];
   for (int r = 0; r < 2; ++r) cond[r] = rows_2[r] < n_rows;
