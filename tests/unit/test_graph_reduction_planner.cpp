@@ -173,21 +173,29 @@ TEST(GraphReductionPlanner, ArgReductionsCarryIndices) {
             "5-step shuffle-xor butterfly across 32 lanes, then 16 SIMD-group partials through threadgroup memory");
   // A split column stage counts its wave in the two threadgroups per core
   // it asks for when it carries indices: 132 cores x 2 on an H200, where a
-  // maximum of the same shape counts 132 x 4 (2048 threads of 512).
+  // maximum of the same shape counts 132 x 4 (2048 threads of 512). The
+  // float16 argmax takes threadgroups of 256 threads, half the tuning's 512.
   ReductionPlan argColumns = plan({1 << 22, 32}, {0}, "h200", ir::ScalarKind::F16, Combiner::ArgMax);
+  EXPECT_EQ(argColumns.stages[0].threadgroupSize, 256);
+  EXPECT_EQ(argColumns.stages[1].threadgroupSize, 256);
   EXPECT_EQ(argColumns.stages[0].minThreadgroupsPerCore, 2);
   EXPECT_EQ(argColumns.partialsPerOutput(), 264);
-  EXPECT_EQ(argColumns.stages[0].iterations, 32);
-  EXPECT_TRUE(argColumns.stages[0].tripsWrittenOut);
+  EXPECT_EQ(argColumns.stages[0].iterations, 63);
+  EXPECT_FALSE(argColumns.stages[0].tripsWrittenOut);
   ReductionPlan maxColumns = plan({1 << 22, 32}, {0}, "h200", ir::ScalarKind::F16, Combiner::Max);
+  EXPECT_EQ(maxColumns.stages[0].threadgroupSize, 512);
   EXPECT_EQ(maxColumns.stages[0].minThreadgroupsPerCore, 2);
   EXPECT_EQ(maxColumns.partialsPerOutput(), 528);
-  // A tuning that sets the residency leaves the split to the thread limit.
+  // Float32 arg-reductions and float16 ones along rows keep the tuning's 512.
+  EXPECT_EQ(plan({1 << 22, 32}, {0}, "h200", ir::ScalarKind::F32, Combiner::ArgMax).stages[0].threadgroupSize, 512);
+  EXPECT_EQ(plan({4096, 4096}, {1}, "h200", ir::ScalarKind::F16, Combiner::ArgMax).stages[0].threadgroupSize, 512);
+  // A tuning that sets the residency leaves the split to the thread limit:
+  // 132 cores x 2048 threads / 256.
   PlanTuning residentTwo;
   residentTwo.residentThreadgroups = 2;
   EXPECT_EQ(planReduction({{1 << 22, 32}, {}, {0}, ir::ScalarKind::F16, Combiner::ArgMax, residentTwo}, profile("h200"))
                 .partialsPerOutput(),
-            528);
+            1056);
   // Output blocks that take 90% or more of that wave's slots keep one
   // stage: 8192 float32 columns in blocks of 32 make 256 of 264 on an H200.
   // Maxima keep the split (their wave is 528 threadgroups), and so does
