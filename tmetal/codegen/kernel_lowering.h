@@ -169,17 +169,13 @@ class KernelLowering {
   // Whether an scf.for provably runs a multiple of four trips (or none).
   bool tripsAreMultipleOfFour(const ir::Operation& loop) const;
   // A loop body lowered twice (the groups of four trips and the remainder of
-  // an unrolled scf.for): the second copy computes every value anew, in its
-  // own scope, and takes the threadgroup buffers of the first, since the two
-  // never run at the same time; the metadata describes the body once.
-  struct BodyCopies {
-    std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> tensors;
-    std::unordered_map<const ir::Value*, std::string> scalars;
-    nlohmann::json decisions;
-  };
-  BodyCopies beginBodyCopies();
-  void secondBodyCopy(BodyCopies& copies);
-  void endBodyCopies(const BodyCopies& copies);
+  // an unrolled scf.for), between these three calls: the second copy
+  // computes every value anew, in its own scope, and takes the threadgroup
+  // buffers of the first, since the two never run at the same time; the
+  // metadata describes the body once.
+  void beginBodyCopies();
+  void secondBodyCopy();
+  void endBodyCopies();
   void lowerIf(const ir::Operation& op);
   void lowerWhile(const ir::Operation& op);
   // Assigns yielded values to the variables that carry them.
@@ -200,7 +196,7 @@ class KernelLowering {
                                        bool barrierBefore = true, bool barrierAfter = true);
   // A threadgroup buffer of `count` elements for `op`, checked against the
   // limit (`purpose` names it in errors and metadata). In the second copy of
-  // a loop body, the buffer the first copy got (see BodyCopies).
+  // a loop body, the buffer the first copy got (see beginBodyCopies).
   std::string threadgroupBuffer(const ir::Operation& op, const std::string& hint, const ir::Type& element,
                                 int64_t count, const std::string& purpose);
   std::string threadgroupBufferAt(int copyLevel, const ir::Operation& op, const std::string& hint,
@@ -237,14 +233,18 @@ class KernelLowering {
   std::vector<MathFn> mathUsed_;
   bool atomicsUsed_ = false;
   int loopDepth_ = 0;
-  // Per loop body being lowered twice, innermost last: the threadgroup
-  // buffers its first copy took, handed out again in order to the second.
-  struct BodyCopyBuffers {
-    std::vector<std::string> names;
-    size_t next = 0;
+  // Per loop body being lowered twice, innermost last: the values known
+  // before its first copy, the metadata after it, and the threadgroup
+  // buffers the first copy took, handed out again in order to the second.
+  struct BodyCopies {
+    std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> tensors;
+    std::unordered_map<const ir::Value*, std::string> scalars;
+    nlohmann::json decisions;
+    std::vector<std::string> buffers;
+    size_t nextBuffer = 0;
     bool replaying = false;
   };
-  std::vector<BodyCopyBuffers> bodyCopies_;
+  std::vector<BodyCopies> bodyCopies_;
   std::vector<layout::BlockedLayout> rootLayouts_;  // index = the L<k> of thread-offset names
   std::set<std::string> prologueNames_;
   std::unordered_map<const ir::Operation*, std::string> combiners_;

@@ -107,21 +107,24 @@ bool KernelLowering::tripsAreMultipleOfFour(const ir::Operation& loop) const {
          knownMultiple(loop, loop.operand(1), group);
 }
 
-KernelLowering::BodyCopies KernelLowering::beginBodyCopies() {
-  bodyCopies_.emplace_back();
-  return {tensors_, scalars_, {}};
+void KernelLowering::beginBodyCopies() {
+  BodyCopies copies;
+  copies.tensors = tensors_;
+  copies.scalars = scalars_;
+  bodyCopies_.push_back(std::move(copies));
 }
 
-void KernelLowering::secondBodyCopy(BodyCopies& copies) {
+void KernelLowering::secondBodyCopy() {
   // The first copy's values went out of scope with it.
+  BodyCopies& copies = bodyCopies_.back();
   tensors_ = copies.tensors;
   scalars_ = copies.scalars;
   copies.decisions = decisions_;
-  bodyCopies_.back().replaying = true;
+  copies.replaying = true;
 }
 
-void KernelLowering::endBodyCopies(const BodyCopies& copies) {
-  decisions_ = copies.decisions;
+void KernelLowering::endBodyCopies() {
+  decisions_ = std::move(bodyCopies_.back().decisions);
   bodyCopies_.pop_back();
 }
 
@@ -180,11 +183,11 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
                parenthesized(step) + " + 1 : 0;");
     body_.line(ivType + " " + mainEnd + " = " + (lower == "0" ? "" : lower + " + ") + trips + " / 4 * (4 * " +
                parenthesized(step) + ");");
-    BodyCopies copies = beginBodyCopies();
+    beginBodyCopies();
     emitLoop(dialect_.loopUnrollHint(4), ivName, lower, mainEnd);
-    secondBodyCopy(copies);
+    secondBodyCopy();
     emitLoop(dialect_.loopUnrollHint(2), nameFor(iv), mainEnd, upper);
-    endBodyCopies(copies);
+    endBodyCopies();
   }
   for (size_t i = 0; i < n; ++i) defineCarried(op.result(i), tensors[i], scalars[i]);
 }

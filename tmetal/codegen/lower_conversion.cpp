@@ -24,10 +24,10 @@ std::string KernelLowering::threadgroupBuffer(const ir::Operation& op, const std
 std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operation& op, const std::string& hint,
                                                 const ir::Type& element, int64_t count, const std::string& purpose) {
   if (copyLevel >= 0) {
-    BodyCopyBuffers& level = bodyCopies_[copyLevel];
-    if (level.replaying) return level.names.at(level.next++);
-    level.names.push_back(threadgroupBufferAt(copyLevel - 1, op, hint, element, count, purpose));
-    return level.names.back();
+    BodyCopies& level = bodyCopies_[copyLevel];
+    if (level.replaying) return level.buffers.at(level.nextBuffer++);
+    level.buffers.push_back(threadgroupBufferAt(copyLevel - 1, op, hint, element, count, purpose));
+    return level.buffers.back();
   }
   std::string elementType = typeOf(element);
   int bytes = element.isPointer() ? 8 : std::max(1, element.bitWidth() / 8);

@@ -108,8 +108,8 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
   std::vector<std::string> buffers;
   if (groupsAlong > 1) {
     for (size_t i = 0; i < numOperands; ++i) {
-      buffers.push_back(threadgroupBuffer(op, out[i].arrayName.empty() ? "scan_partials" : out[i].arrayName + "_partials",
-                                          in[i]->element, lineElements * groupsAlong,
+      std::string hint = out[i].arrayName.empty() ? "scan_partials" : out[i].arrayName + "_partials";
+      buffers.push_back(threadgroupBuffer(op, hint, in[i]->element, lineElements * groupsAlong,
                                           "partials of the scan at " + op.loc().userPos().str()));
     }
   }
