@@ -139,8 +139,9 @@ class KernelLowering {
   void lowerStore(const ir::Operation& op);
   void lowerScalarLoad(const ir::Operation& op);
   void lowerScalarStore(const ir::Operation& op);
-  // Elements one vector access covers for a memory op in a layout.
-  int vectorWidth(const ir::Operation& op, const layout::TensorMap& map, int elementBytes);
+  // Elements one vector access covers for a memory op in a layout; under a
+  // mask, no more than the mask is uniform over.
+  int vectorWidth(const ir::Operation& op, const layout::TensorMap& map, int elementBytes, const ir::Value* mask);
   // Notes a memory access's vector width and masking in the metadata.
   void recordAccess(const ir::Operation& op, const std::string& kind, const layout::TensorMap& map, int width,
                     const ir::Value* mask);

@@ -1,9 +1,8 @@
 // tt.load and tt.store: each thread accesses the elements its layout gives
 // it, as vectors of up to 16 bytes where AxisInfo proves the addresses
-// contiguous and aligned. A mask uniform over a vector guards the vector.
-// Where it is not, a load narrows the vector to the mask's constancy (as
-// Triton does), and a store takes the vector path when every lane of it is
-// set and element stores otherwise (only the tensor's ragged edge pays).
+// contiguous and aligned. Under a mask, a vector is no wider than the mask
+// is uniform (its constancy, as in Triton), so that one condition guards
+// each vector.
 #include <algorithm>
 
 #include "tmetal/codegen/kernel_lowering.h"
@@ -73,17 +72,13 @@ int tensorDimOf(const TensorMap& map, int rootDim) {
 
 void KernelLowering::recordAccess(const ir::Operation& op, const std::string& kind, const TensorMap& map, int width,
                                   const ir::Value* mask) {
-  std::string maskKind = "none";
-  if (mask) {
-    int dim = tensorDimOf(map, map.innermostDim());
-    bool uniform = dim >= 0 && axis_.get(mask).constancy[dim] % width == 0;
-    maskKind = width == 1 ? "per element" : uniform ? "uniform over each vector" : "vector where all lanes are set";
-  }
+  std::string maskKind = !mask ? "none" : width == 1 ? "per element" : "uniform over each vector";
   decisions_["accesses"].push_back({{"op", op.loc().userPos().str()}, {"kind", kind}, {"layout", map.layout()->str()},
                                     {"vector_elements", width}, {"mask", maskKind}});
 }
 
-int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, int elementBytes) {
+int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, int elementBytes,
+                                const ir::Value* mask) {
   const ir::Type& element = op.operand(0)->type().element().pointee();
   if (!element.isScalar() || element.scalarKind() == ScalarKind::I1) return 1;
   int fastest = map.innermostDim();
@@ -93,6 +88,14 @@ int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, i
   int64_t v = std::min<int64_t>({map.blockElements(fastest), analysis::powerOfTwoDivisor(ptr.contiguity[dim]),
                                  layout::kMaxVectorAccessBytes / elementBytes});
   while (v > 1 && ptr.divisibilityAtRuns(dim, v, elementBytes) < v * elementBytes) v /= 2;
+  // No wider than the mask is uniform. "The vector when every lane is set,
+  // else elements" was slower on an NVIDIA H200 (CUDA target) in the small
+  // suite kernels with ragged masks: for loads, the elements were unpacked
+  // inside the branch before the next load could issue (bf16_axpy 1.65 us,
+  // 1.22 us with element loads; bench/results/2026-11-21-h200-masked-loads);
+  // for stores, the branch per vector and its element fallback cost more
+  // than the vector saves (bench/results/2026-11-21-h200-masked-stores).
+  if (mask) v = std::min<int64_t>(v, std::max<int64_t>(1, analysis::powerOfTwoDivisor(axis_.get(mask).constancy[dim])));
   return static_cast<int>(std::max<int64_t>(v, 1));
 }
 
@@ -120,19 +123,7 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
 
   std::string name = nameFor(v);
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
-  int width = vectorWidth(op, map, elementBytesOf(element));
-  if (mask && width > 1) {
-    // No wider than the mask is uniform, so that one condition guards each
-    // vector, as in Triton. "The vector when every lane is set, else
-    // elements" was slower on an NVIDIA H200 (CUDA target) in the small
-    // suite kernels with ragged masks, 16-bit ones most: the elements were
-    // unpacked inside the branch before the next load could issue (bf16_axpy
-    // 1.65 us, 1.22 us with element loads; bench/results/
-    // 2026-11-21-h200-masked-loads).
-    int dim = tensorDimOf(map, map.innermostDim());
-    int64_t constancy = dim < 0 ? 1 : analysis::powerOfTwoDivisor(axis_.get(op.operand(1)).constancy[dim]);
-    width = static_cast<int>(std::min<int64_t>(width, std::max<int64_t>(1, constancy)));
-  }
+  int width = vectorWidth(op, map, elementBytesOf(element), mask ? op.operand(1) : nullptr);
   recordAccess(op, "load", map, width, mask ? op.operand(1) : nullptr);
   if (n == 1) {
     std::string value = read(ptr.regs[0]);
@@ -211,7 +202,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   auto write = [&](const std::string& p, const std::string& x) {
     return dereference(p) + " = " + (isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x) + ";";
   };
-  int width = vectorWidth(op, map, elementBytesOf(element));
+  int width = vectorWidth(op, map, elementBytesOf(element), mask ? op.operand(2) : nullptr);
   recordAccess(op, "store", map, width, mask ? op.operand(2) : nullptr);
   std::string owner = ownerCondition(map);
   if (n == 1 && width == 1) {
@@ -237,28 +228,12 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   } else {
     VectorSpelling spelling{dialect_, element.scalarKind(), width};
     std::string vt = spelling.type();
-    int dim = tensorDimOf(map, map.innermostDim());
-    bool maskUniform = mask && axis_.get(op.operand(2)).constancy[dim] % width == 0;
     int64_t groups = n / width;
     auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {
       std::vector<std::string> parts;
       for (int k = 0; k < width; ++k) parts.push_back(reg(value, k));
       std::string vectorStore = dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, spelling.components(parts));
-      if (!mask) {
-        body_.line(vectorStore);
-        return;
-      }
-      if (maskUniform) {
-        body_.line("if (" + reg(*mask, 0) + ") " + vectorStore);
-        return;
-      }
-      std::string all = reg(*mask, 0);
-      for (int k = 1; k < width; ++k) all += " && " + reg(*mask, k);
-      body_.open("if (" + all + ")");
-      body_.line(vectorStore);
-      body_.continueBlock("else");
-      for (int k = 0; k < width; ++k) body_.line("if (" + reg(*mask, k) + ") " + write(reg(ptr, k), reg(value, k)));
-      body_.close();
+      body_.line((mask ? "if (" + reg(*mask, 0) + ") " : "") + vectorStore);
     };
     bool symbolic = ptr.at("g") && value.at("g") && (!mask || mask->at("g"));
     if (symbolic && groups > 1) {

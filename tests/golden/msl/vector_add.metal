@@ -32,12 +32,5 @@ kernel void add_kernel(device float* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) y_7[r] = mask_3[r] ? y_ptr[offsets_2[r]] : 0.0f;
   float t[4];
   for (int r = 0; r < 4; ++r) t[r] = x_5[r] + y_7[r];
-  if (mask_3[0] && mask_3[1] && mask_3[2] && mask_3[3]) {
-    *reinterpret_cast<device float4*>(&out_ptr[offsets_2[0]]) = float4(t[0], t[1], t[2], t[3]);
-  } else {
-    if (mask_3[0]) out_ptr[offsets_2[0]] = t[0];
-    if (mask_3[1]) out_ptr[offsets_2[1]] = t[1];
-    if (mask_3[2]) out_ptr[offsets_2[2]] = t[2];
-    if (mask_3[3]) out_ptr[offsets_2[3]] = t[3];
-  }
+  for (int r = 0; r < 4; ++r) if (mask_3[r]) out_ptr[offsets_2[r]] = t[r];
 }
