@@ -282,7 +282,7 @@ TEST(GraphReductionKernels, ManySimdGroupPartialsAreCombinedByTheWholeThreadgrou
             "SIMD groups through threadgroup memory, combined by the whole threadgroup");
   EXPECT_EQ(combineOf(plan({1024, 64}, {0}, Combiner::Sum)),
             "SIMD groups through threadgroup memory, combined by the whole threadgroup");
-  EXPECT_EQ(combineOf(plan({37, 129}, {0}, Combiner::Max)), "SIMD groups through threadgroup memory");
+  EXPECT_EQ(combineOf(plan({17, 129}, {0}, Combiner::Max)), "SIMD groups through threadgroup memory");
 }
 
 TEST(GraphReductionKernels, OneKernelServesEveryShapeWithTheSameTile) {
@@ -690,12 +690,12 @@ TEST(GraphReductionKernels, MultiplesOfSixteenAreDeclaredDivisibleLikeTritonsSpe
 }
 
 TEST(GraphReductionKernels, LoopsOfAMultipleOfFourTripsHaveNoRemainderLoop) {
-  // Float16 maxima down 8192 rows, 128 per trip: 64 trips, and `iterations`
+  // Float16 maxima down 8192 rows, 64 per trip: 128 trips, and `iterations`
   // is declared divisible by 16, so the loop unrolled by four needs no
-  // remainder. 8200 rows take 65 trips: 64 unrolled by four, then one in a
+  // remainder. 8200 rows take 129 trips: 128 unrolled by four, then one in a
   // remainder loop unrolled by two.
   auto stageMsl = [](int64_t rows) {
-    const ReductionKernels k = buildReductionKernels(plan({rows, 4096}, {0}, Combiner::Max, ScalarKind::F16));
+    const ReductionKernels k = buildReductionKernels(plan({rows, 8192}, {0}, Combiner::Max, ScalarKind::F16));
     EXPECT_EQ(k.stages.size(), 1u);
     codegen::CompileOptions options;
     options.numWarps = k.stages[0].numWarps;

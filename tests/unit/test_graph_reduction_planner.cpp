@@ -121,13 +121,23 @@ TEST(GraphReductionPlanner, ColumnsAndStridedInputs) {
   ReductionPlan cols = plan({4096, 256}, {0});
   EXPECT_EQ(cols.kind, ReductionKind::Column);
   EXPECT_EQ(cols.stages[0].shape, StageShape::Columns);
-  // 64 vectors along the run would be one block; lanes shrink to 8 (a
-  // 128-byte line) so that 8 blocks spread over the 8 cores.
-  EXPECT_EQ(cols.stages[0].threadsX, 8);  // 8 lanes x 4 outputs = 32 neighbouring outputs
+  // 64 vectors along the run would be one block; lanes shrink to 16 (256
+  // bytes of each row) so that 4 blocks share the cores, split 12 ways.
+  EXPECT_EQ(cols.stages[0].threadsX, 16);  // 16 lanes x 4 outputs = 64 neighbouring outputs
   EXPECT_EQ(cols.stages[0].vectorWidth, 4);
-  EXPECT_EQ(cols.stages[0].threadsY, 64);
+  EXPECT_EQ(cols.stages[0].threadsY, 32);
+  EXPECT_EQ(cols.stages[0].threadgroups, 48);
+  // Arg-reductions shrink down to 8 lanes (a 128-byte line), and a tuning's
+  // lanes=N sets the floor for any combiner.
+  EXPECT_EQ(plan({4096, 256}, {0}, "apple-generic", ir::ScalarKind::F32, Combiner::ArgMax).stages[0].threadsX, 8);
+  PlanTuning lineLanes;
+  lineLanes.columnLanes = 8;
+  EXPECT_EQ(planReduction({{4096, 256}, {}, {0}, ir::ScalarKind::F32, Combiner::Sum, lineLanes}, profile("apple-generic"))
+                .stages[0]
+                .threadsX,
+            8);
   EXPECT_EQ(cols.stages[0].vectorsPerTrip, 2);
-  // Its 64 rows of threads combine through threadgroup memory: two
+  // Its 32 rows of threads combine through threadgroup memory: two
   // threadgroups per core overlap that with loads.
   EXPECT_EQ(cols.stages[0].minThreadgroupsPerCore, 2);
   // A wide run keeps its lanes: 512 lanes x 4 outputs, 2 rows per trip.

@@ -66,7 +66,7 @@ TEST_F(GraphRunCommand, ChecksEachOpAgainstTheReference) {
                                           "[2] tt.all [4096, 4] int32 axes [0] on interpreter: 2 stages (4 + 1 "
                                           "threadgroups): ok\n")));
   EXPECT_EQ(run("--operation tt.mean:[4,4096]:0 --dtype float16 --device emulator --check --seed 3"),
-            std::make_pair(0, std::string("[0] tt.mean [4, 4096] float16 axes [0] on emulator: 1 stage (64 "
+            std::make_pair(0, std::string("[0] tt.mean [4, 4096] float16 axes [0] on emulator: 1 stage (32 "
                                           "threadgroups): ok\n")));
 }
 
@@ -78,9 +78,19 @@ TEST_F(GraphRunCommand, TuningChangesTheGeometryNotTheResult) {
             std::make_pair(1, std::string("[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): "
                                           "TMETAL_PLAN_TUNING: 'loads=3' needs a power of two from 1 to 64, as in "
                                           "loads=4\n")));
-  EXPECT_EQ(run("--operation tt.sum:[8]:0", "lanes=4").second,
-            "[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): TMETAL_PLAN_TUNING: unknown key 'lanes' "
-            "(known: loads, vectors, threads, resident, waves)\n");
+  EXPECT_EQ(run("--operation tt.sum:[8]:0", "rows=4").second,
+            "[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): TMETAL_PLAN_TUNING: unknown key 'rows' "
+            "(known: loads, vectors, threads, resident, waves, lanes)\n");
+  EXPECT_EQ(run("--operation tt.sum:[8]:0", "lanes=2048").second,
+            "[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): TMETAL_PLAN_TUNING: 'lanes=2048' needs 0 "
+            "(the planner's rule) or a power of two from 1 to 1024, as in lanes=16\n");
+  // Wider row segments for a column stage: fewer output blocks, more splits.
+  EXPECT_EQ(run("--operation tt.sum:[4096,1024]:0 --check", "lanes=8"),
+            std::make_pair(0, std::string("[0] tt.sum [4096, 1024] float32 axes [0] on interpreter: 2 stages (64 + 32 "
+                                          "threadgroups): ok\n")));
+  EXPECT_EQ(run("--operation tt.sum:[4096,1024]:0 --check", "lanes=32"),
+            std::make_pair(0, std::string("[0] tt.sum [4096, 1024] float32 axes [0] on interpreter: 2 stages (48 + 8 "
+                                          "threadgroups): ok\n")));
   EXPECT_EQ(run("--operation tt.sum:[8]:0", "resident=33").second,
             "[0] tt.sum: invalid\n--operation:1:1: error: ops[0] (tt.sum): TMETAL_PLAN_TUNING: 'resident=33' needs a "
             "count of threadgroups per core from 0 (the planner's rule) to 32, as in resident=4\n");

@@ -66,8 +66,13 @@ struct PlanTuning {
   // "waves": how many waves of threadgroups a split stage launches (its
   // partials per output grow with it).
   int splitWaves = 1;
+  // "lanes": the fewest lanes (of a 16-byte vector each) along the outputs
+  // of a column stage whose output blocks are too few for one wave, i.e.
+  // the narrowest row segment its threadgroups read; 0: the planner's rule
+  // (16 for sums and maxima, 8 for arg-reductions).
+  int columnLanes = 0;
 
-  std::string text() const;  // "loads=2,vectors=8,threads=512" (",resident=N", ",waves=N" when set)
+  std::string text() const;  // "loads=2,vectors=8,threads=512" (",resident=N", ",waves=N", ",lanes=N" when set)
 };
 
 // One element a thread reads: which output, which reduce index of this

@@ -225,12 +225,19 @@ struct StagePlanner {
                                       stageName, most, maxThreads()));
 
     // 1. Lanes along the outputs: the run's vectors, up to a threadgroup,
-    // fewer (down to a 128-byte line per row) while the output blocks would
-    // not give every core a threadgroup of the wave: more blocks then share
-    // the outputs instead of more splits, whose partials cost a second pass.
+    // fewer while the output blocks would not give every core a threadgroup
+    // of the wave: more blocks then share the outputs instead of more
+    // splits, whose partials cost a second pass. Sums and maxima go down to
+    // 256 bytes of each row, arg-reductions to a 128-byte line: measured on
+    // an H200, float32 column sums and maxima of 16384x16384 ran 1.3% faster
+    // with 256-byte segments (with half or twice the threadgroups alike),
+    // while float32 and float16 argmax lost up to 3% (docs/planner.md,
+    // "Row segments of column stages").
     const int64_t runs = outputs / inner;
     int64_t tx = std::min(most, nextPowerOfTwo(ceilDiv(inner, vector)));
-    while (tx > kLineLanes && saturatingMultiply(runs, ceilDiv(inner, tx * vector)) < waveThreadgroups(p, most))
+    const int64_t ruleLanes = combinerCarriesIndex(combiner) ? kLineLanes : 2 * kLineLanes;
+    const int64_t leastLanes = std::min<int64_t>(tuning.columnLanes > 0 ? tuning.columnLanes : ruleLanes, most);
+    while (tx > leastLanes && saturatingMultiply(runs, ceilDiv(inner, tx * vector)) < waveThreadgroups(p, most))
       tx /= 2;
     // 2. Threads along the reduction: the rest of the threadgroup, as long
     // as every thread's accumulators fit in threadgroup memory for the final
@@ -361,6 +368,7 @@ std::string PlanTuning::text() const {
   std::string text = fmt::format("loads={},vectors={},threads={}", loadsPerTrip, vectorsPerThread, maxThreads);
   if (residentThreadgroups > 0) text += fmt::format(",resident={}", residentThreadgroups);
   if (splitWaves != 1) text += fmt::format(",waves={}", splitWaves);
+  if (columnLanes > 0) text += fmt::format(",lanes={}", columnLanes);
   return text;
 }
 
@@ -380,9 +388,10 @@ PlanTuning parsePlanTuning(const std::string& text, const std::string& where) {
                  : key == "threads"  ? &t.maxThreads
                  : key == "resident" ? &t.residentThreadgroups
                  : key == "waves"    ? &t.splitWaves
+                 : key == "lanes"    ? &t.columnLanes
                                      : nullptr;
     if (!field)
-      throw CompileError(fmt::format("{}: unknown key '{}' (known: loads, vectors, threads, resident, waves)", where, key));
+      throw CompileError(fmt::format("{}: unknown key '{}' (known: loads, vectors, threads, resident, waves, lanes)", where, key));
     int value = 0;
     const std::string digits = eq == std::string::npos ? "" : item.substr(eq + 1);
     bool ok = !digits.empty() && digits.size() <= 5 &&
@@ -392,6 +401,11 @@ PlanTuning parsePlanTuning(const std::string& text, const std::string& where) {
       if (!ok || value > 32)
         throw CompileError(fmt::format("{}: '{}' needs a count of threadgroups per core from 0 (the planner's rule) "
                                        "to 32, as in resident=4",
+                                       where, item));
+    } else if (key == "lanes") {
+      if (!ok || value > 1024 || (value > 0 && !isPowerOfTwo(value)))
+        throw CompileError(fmt::format("{}: '{}' needs 0 (the planner's rule) or a power of two from 1 to 1024, as "
+                                       "in lanes=16",
                                        where, item));
     } else {
       const int lo = key == "threads" ? 32 : 1, hi = key == "threads" ? 1024 : key == "waves" ? 16 : 64;
