@@ -121,13 +121,23 @@ TEST(GraphReductionPlanner, ColumnsAndStridedInputs) {
   ReductionPlan cols = plan({4096, 256}, {0});
   EXPECT_EQ(cols.kind, ReductionKind::Column);
   EXPECT_EQ(cols.stages[0].shape, StageShape::Columns);
-  // 64 vectors along the run would be one block; lanes shrink to 16 (256
-  // bytes of each row) so that 4 blocks share the cores, split 12 ways.
+  // 64 vectors along the run would be one block; lanes shrink so that more
+  // blocks share the cores. Even 8 blocks of 8 lanes (a 128-byte line)
+  // would leave cores idle, so the rows are split in any case, and a split
+  // stage of sums keeps 16 lanes (256 bytes of each row): 4 blocks, split
+  // 12 ways.
   EXPECT_EQ(cols.stages[0].threadsX, 16);  // 16 lanes x 4 outputs = 64 neighbouring outputs
   EXPECT_EQ(cols.stages[0].vectorWidth, 4);
   EXPECT_EQ(cols.stages[0].threadsY, 32);
   EXPECT_EQ(cols.stages[0].threadgroups, 48);
-  // Arg-reductions shrink down to 8 lanes (a 128-byte line), and a tuning's
+  EXPECT_EQ(cols.stages[1].threadsX, 8);  // the final stage never splits: a line
+  // 128 rows: 8 lanes and 64 rows of threads take them in one sweep and one
+  // stage; 16 lanes would leave 32 rows of threads, two sweeps and a split.
+  ReductionPlan fewRows = plan({128, 1024}, {0}, "h200");
+  EXPECT_FALSE(fewRows.twoStage());
+  EXPECT_EQ(fewRows.stages[0].threadsX, 8);
+  EXPECT_EQ(fewRows.stages[0].threadsY, 64);
+  // Arg-reductions shrink down to 8 lanes in any case, and a tuning's
   // lanes=N sets the floor for any combiner.
   EXPECT_EQ(plan({4096, 256}, {0}, "apple-generic", ir::ScalarKind::F32, Combiner::ArgMax).stages[0].threadsX, 8);
   PlanTuning lineLanes;

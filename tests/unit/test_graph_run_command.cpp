@@ -66,7 +66,7 @@ TEST_F(GraphRunCommand, ChecksEachOpAgainstTheReference) {
                                           "[2] tt.all [4096, 4] int32 axes [0] on interpreter: 2 stages (4 + 1 "
                                           "threadgroups): ok\n")));
   EXPECT_EQ(run("--operation tt.mean:[4,4096]:0 --dtype float16 --device emulator --check --seed 3"),
-            std::make_pair(0, std::string("[0] tt.mean [4, 4096] float16 axes [0] on emulator: 1 stage (32 "
+            std::make_pair(0, std::string("[0] tt.mean [4, 4096] float16 axes [0] on emulator: 1 stage (64 "
                                           "threadgroups): ok\n")));
 }
 

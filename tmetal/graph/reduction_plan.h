@@ -69,7 +69,7 @@ struct PlanTuning {
   // "lanes": the fewest lanes (of a 16-byte vector each) along the outputs
   // of a column stage whose output blocks are too few for one wave, i.e.
   // the narrowest row segment its threadgroups read; 0: the planner's rule
-  // (16 for sums and maxima, 8 for arg-reductions).
+  // (8, or 16 for a split stage of a sum, maximum or the like).
   int columnLanes = 0;
 
   std::string text() const;  // "loads=2,vectors=8,threads=512" (",resident=N", ",waves=N", ",lanes=N" when set)

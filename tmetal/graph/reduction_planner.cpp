@@ -225,35 +225,56 @@ struct StagePlanner {
                                       stageName, most, maxThreads()));
 
     // 1. Lanes along the outputs: the run's vectors, up to a threadgroup,
-    // fewer while the output blocks would not give every core a threadgroup
-    // of the wave: more blocks then share the outputs instead of more
-    // splits, whose partials cost a second pass. Sums and maxima go down to
-    // 256 bytes of each row, arg-reductions to a 128-byte line: measured on
-    // an H200, float32 column sums and maxima of 16384x16384 ran 1.3% faster
-    // with 256-byte segments (with half or twice the threadgroups alike),
-    // while float32 and float16 argmax lost up to 3% (docs/planner.md,
-    // "Row segments of column stages").
+    // fewer (down to a 128-byte line per row) while the output blocks would
+    // not give every core a threadgroup of the wave: more blocks then share
+    // the outputs instead of more splits, whose partials cost a second pass.
     const int64_t runs = outputs / inner;
-    int64_t tx = std::min(most, nextPowerOfTwo(ceilDiv(inner, vector)));
-    const int64_t ruleLanes = combinerCarriesIndex(combiner) ? kLineLanes : 2 * kLineLanes;
-    const int64_t leastLanes = std::min<int64_t>(tuning.columnLanes > 0 ? tuning.columnLanes : ruleLanes, most);
-    while (tx > leastLanes && saturatingMultiply(runs, ceilDiv(inner, tx * vector)) < waveThreadgroups(p, most))
-      tx /= 2;
+    const int64_t widest = std::min(most, nextPowerOfTwo(ceilDiv(inner, vector)));
+    auto narrowed = [&](int64_t least) {
+      int64_t lanes = widest;
+      while (lanes > std::min(least, most) &&
+             saturatingMultiply(runs, ceilDiv(inner, lanes * vector)) < waveThreadgroups(p, most))
+        lanes /= 2;
+      return lanes;
+    };
     // 2. Threads along the reduction: the rest of the threadgroup, as long
     // as every thread's accumulators fit in threadgroup memory for the final
     // combine, and never more rows than there are.
-    const int64_t byMemory = p.threadgroupMemoryBytes / (tx * vector * accBytes);
-    const int64_t tyLimit = floorPowerOfTwo(std::max<int64_t>(1, std::min<int64_t>(most / tx, byMemory)));
-    const int64_t ty = std::min(tyLimit, floorPowerOfTwo(reduce));
+    auto rowLimit = [&](int64_t lanes) {
+      const int64_t byMemory = p.threadgroupMemoryBytes / (lanes * vector * accBytes);
+      return floorPowerOfTwo(std::max<int64_t>(1, std::min<int64_t>(most / lanes, byMemory)));
+    };
+    auto rowsOfThreads = [&](int64_t lanes) { return std::min(rowLimit(lanes), floorPowerOfTwo(reduce)); };
+    // 3. Independent loads per trip: each thread reads that many rows.
+    auto loadsPerTrip = [&](int64_t rows) { return std::min(rowsPerTrip(), nextPowerOfTwo(ceilDiv(reduce, rows))); };
+    auto sweepsOf = [&](int64_t rows) { return ceilDiv(reduce, rows * loadsPerTrip(rows)); };
+    int64_t tx = narrowed(tuning.columnLanes > 0 ? tuning.columnLanes : kLineLanes);
+    // A stage of sums or maxima that will be split anyway (step 4) reads
+    // 256 bytes of each row instead: measured on an H200, float32 column
+    // sums and maxima of 16384x16384 ran 1.3% faster so (with half or twice
+    // the threadgroups alike), while float32 and float16 argmax lost up to
+    // 3%, and a stage that one line keeps whole would gain a second stage
+    // (docs/planner.md, "Row segments of column stages").
+    const bool splitsAnyway = allowSplit && !combinerCarriesIndex(combiner) &&
+                              saturatingMultiply(saturatingMultiply(runs, ceilDiv(inner, tx * vector)),
+                                                 tx * rowsOfThreads(tx)) < wave() &&
+                              sweepsOf(rowsOfThreads(tx)) > 1;
+    if (tuning.columnLanes == 0 && splitsAnyway && tx < 2 * kLineLanes) {
+      tx = narrowed(2 * kLineLanes);
+      decisions.push_back(fmt::format("{}: split in any case, so {} lanes (up to 256 bytes of each row) rather than a "
+                                      "128-byte line's {}",
+                                      stageName, tx, kLineLanes));
+    }
+    const int64_t tyLimit = rowLimit(tx);
+    const int64_t ty = rowsOfThreads(tx);
     s.threadsX = static_cast<int>(tx);
     s.threadsY = static_cast<int>(ty);
     s.threadgroupSize = static_cast<int>(tx * ty);
     s.simdgroupsPerThreadgroup = static_cast<int>(ceilDiv(s.threadgroupSize, simd));
     s.outputsPerThreadgroup = tx * vector;
     s.outputBlocks = runs * ceilDiv(inner, tx * vector);
-    // 3. Independent loads per trip: each thread reads that many rows.
-    s.vectorsPerTrip = static_cast<int>(std::min(rowsPerTrip(), nextPowerOfTwo(ceilDiv(reduce, ty))));
-    s.sweeps = ceilDiv(reduce, ty * s.vectorsPerTrip);
+    s.vectorsPerTrip = static_cast<int>(loadsPerTrip(ty));
+    s.sweeps = sweepsOf(ty);
     decisions.push_back(fmt::format(
         "{}: {} lane{} x {} outputs each along the contiguous run of {}; {} threads along the {} reduced rows (at "
         "most {} within {} threads and {} bytes of threadgroup memory), {} row{} each per trip{}: {} sweep{}",
