@@ -230,11 +230,10 @@ struct StagePlanner {
     // the outputs instead of more splits, whose partials cost a second pass.
     const int64_t runs = outputs / inner;
     const int64_t widest = std::min(most, nextPowerOfTwo(ceilDiv(inner, vector)));
+    auto blocksOf = [&](int64_t lanes) { return saturatingMultiply(runs, ceilDiv(inner, lanes * vector)); };
     auto narrowed = [&](int64_t least) {
       int64_t lanes = widest;
-      while (lanes > std::min(least, most) &&
-             saturatingMultiply(runs, ceilDiv(inner, lanes * vector)) < waveThreadgroups(p, most))
-        lanes /= 2;
+      while (lanes > std::min(least, most) && blocksOf(lanes) < waveThreadgroups(p, most)) lanes /= 2;
       return lanes;
     };
     // 2. Threads along the reduction: the rest of the threadgroup, as long
@@ -248,6 +247,11 @@ struct StagePlanner {
     // 3. Independent loads per trip: each thread reads that many rows.
     auto loadsPerTrip = [&](int64_t rows) { return std::min(rowsPerTrip(), nextPowerOfTwo(ceilDiv(reduce, rows))); };
     auto sweepsOf = [&](int64_t rows) { return ceilDiv(reduce, rows * loadsPerTrip(rows)); };
+    // 4's test: the output blocks leave the GPU short of one wave and the
+    // rows take more than one sweep.
+    auto shortOfWaveWith = [&](int64_t blocks, int64_t threadgroupSize, int64_t sweeps) {
+      return allowSplit && saturatingMultiply(blocks, threadgroupSize) < wave() && sweeps > 1;
+    };
     int64_t tx = narrowed(tuning.columnLanes > 0 ? tuning.columnLanes : kLineLanes);
     // A stage of sums or maxima that will be split anyway (step 4) reads
     // 256 bytes of each row instead: measured on an H200, float32 column
@@ -255,10 +259,8 @@ struct StagePlanner {
     // the threadgroups alike), while float32 and float16 argmax lost up to
     // 3%, and a stage that one line keeps whole would gain a second stage
     // (docs/planner.md, "Row segments of column stages").
-    const bool splitsAnyway = allowSplit && !combinerCarriesIndex(combiner) &&
-                              saturatingMultiply(saturatingMultiply(runs, ceilDiv(inner, tx * vector)),
-                                                 tx * rowsOfThreads(tx)) < wave() &&
-                              sweepsOf(rowsOfThreads(tx)) > 1;
+    const bool splitsAnyway = !combinerCarriesIndex(combiner) &&
+                              shortOfWaveWith(blocksOf(tx), tx * rowsOfThreads(tx), sweepsOf(rowsOfThreads(tx)));
     if (tuning.columnLanes == 0 && splitsAnyway && tx < 2 * kLineLanes) {
       tx = narrowed(2 * kLineLanes);
       decisions.push_back(fmt::format("{}: split in any case, so {} lanes (up to 256 bytes of each row) rather than a "
@@ -272,7 +274,7 @@ struct StagePlanner {
     s.threadgroupSize = static_cast<int>(tx * ty);
     s.simdgroupsPerThreadgroup = static_cast<int>(ceilDiv(s.threadgroupSize, simd));
     s.outputsPerThreadgroup = tx * vector;
-    s.outputBlocks = runs * ceilDiv(inner, tx * vector);
+    s.outputBlocks = blocksOf(tx);
     s.vectorsPerTrip = static_cast<int>(loadsPerTrip(ty));
     s.sweeps = sweepsOf(ty);
     decisions.push_back(fmt::format(
@@ -302,7 +304,7 @@ struct StagePlanner {
     const bool fillsArgWave = argPerCore > 0 && saturatingMultiply(s.outputBlocks, 10) >= saturatingMultiply(argWave, 9);
     s.splits = 1;
     const int64_t threads = saturatingMultiply(s.outputBlocks, s.threadgroupSize);
-    const bool shortOfWave = allowSplit && threads < wave() && s.sweeps > 1;
+    const bool shortOfWave = shortOfWaveWith(s.outputBlocks, s.threadgroupSize, s.sweeps);
     if (shortOfWave && !fillsArgWave) {
       s.splits = splitsFor(s.outputBlocks, s.threadgroupSize, s.sweeps, argPerCore);
       decisions.push_back(fmt::format(
