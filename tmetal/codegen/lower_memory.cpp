@@ -123,8 +123,9 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
 
   std::string name = nameFor(v);
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
-  int width = vectorWidth(op, map, elementBytesOf(element), mask ? op.operand(1) : nullptr);
-  recordAccess(op, "load", map, width, mask ? op.operand(1) : nullptr);
+  const ir::Value* maskValue = mask ? op.operand(1) : nullptr;
+  int width = vectorWidth(op, map, elementBytesOf(element), maskValue);
+  recordAccess(op, "load", map, width, maskValue);
   if (n == 1) {
     std::string value = read(ptr.regs[0]);
     if (mask) value = readIf(ptr.regs[0], mask->regs[0], otherAt(0));
@@ -202,8 +203,9 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   auto write = [&](const std::string& p, const std::string& x) {
     return dereference(p) + " = " + (isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x) + ";";
   };
-  int width = vectorWidth(op, map, elementBytesOf(element), mask ? op.operand(2) : nullptr);
-  recordAccess(op, "store", map, width, mask ? op.operand(2) : nullptr);
+  const ir::Value* maskValue = mask ? op.operand(2) : nullptr;
+  int width = vectorWidth(op, map, elementBytesOf(element), maskValue);
+  recordAccess(op, "store", map, width, maskValue);
   std::string owner = ownerCondition(map);
   if (n == 1 && width == 1) {
     std::string cond = owner;
