@@ -180,6 +180,12 @@ TEST(CudaDialect, ThreadgroupsPerCoreBecomeMinimumBlocks) {
   EXPECT_EQ(CudaDialect(512, 0).kernelSignature("k", {}, {}), "extern \"C\" __global__ void __launch_bounds__(512) k()");
 }
 
+TEST(CudaDialect, MetalDeclaresTheThreadgroupSizeAsCudaDoes) {
+  // __launch_bounds__(512)'s counterpart; Metal has no minimum per core.
+  EXPECT_EQ(codegen::MslDialect(512).kernelSignature("k", {}, {}), "[[max_total_threads_per_threadgroup(512)]]\nkernel void k()");
+  EXPECT_EQ(codegen::MslDialect().kernelSignature("k", {}, {}), "kernel void k()");
+}
+
 TEST(CudaDialect, TargetSpellings) {
   CudaDialect d(128);
   EXPECT_EQ(d.targetName(), "cuda");

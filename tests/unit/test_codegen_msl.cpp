@@ -195,6 +195,10 @@ TEST(CodegenMsl, VectorAddUsesVectorAccessesAndTheKernelAbi) {
   }
   EXPECT_EQ(count(k.source, "threadgroup_barrier"), 0u);
   EXPECT_EQ(k.metadata.threadsPerThreadgroup, 64);
+  // The threadgroup size the kernel is dispatched with, declared to Metal's
+  // compiler (as __launch_bounds__ declares it to CUDA's).
+  EXPECT_NE(k.source.find("[[max_total_threads_per_threadgroup(64)]]\nkernel void add_kernel("), std::string::npos)
+      << k.source;
   EXPECT_EQ(k.metadata.threadgroupMemoryBytes, 0);
   ASSERT_EQ(k.metadata.params.size(), 4u);
   EXPECT_EQ(k.metadata.params[3].name, "n_elements");

@@ -220,6 +220,18 @@ TEST(EmulatorErrors, MetadataTheEmulatorCannotLaunch) {
             "emulator: kernel name 'early exit' is not an identifier");
 }
 
+TEST(EmulatorErrors, DispatchLargerThanTheKernelDeclares) {
+  // Metal's pipeline takes at most the declared threads per threadgroup.
+  const std::string declares32 = std::string("[[max_total_threads_per_threadgroup(32)]]\n") + kEarlyExitBeforeBarrier;
+  auto md = metalKernel("early_exit", 64, {pointerParam("out", "f32", 0)});
+  EXPECT_EQ(compileErrorOf([&] { compile(declares32, md, testOptions()); }),
+            "emulator: kernel 'early_exit' declares [[max_total_threads_per_threadgroup(32)]] but its metadata asks "
+            "for 64 threads per threadgroup; Metal refuses such a dispatch");
+  const std::string malformed = std::string("[[max_total_threads_per_threadgroup(N)]]\n") + kEarlyExitBeforeBarrier;
+  EXPECT_EQ(compileErrorOf([&] { compile(malformed, md, testOptions()); }),
+            "emulator: kernel 'early_exit': [[max_total_threads_per_threadgroup(...)]] takes one integer literal");
+}
+
 const char* kScale = R"msl(#include <metal_stdlib>
 using namespace metal;
 kernel void scale(device float* x [[buffer(0)]], constant float& factor [[buffer(1)]],

@@ -140,7 +140,7 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   if (cuda)
     dialectOwner = std::make_unique<CudaDialect>(options.numWarps * profile.simdWidth, options.minThreadgroupsPerCore);
   else
-    dialectOwner = std::make_unique<MslDialect>();
+    dialectOwner = std::make_unique<MslDialect>(options.numWarps * profile.simdWidth);
   const CEmitter& dialect = *dialectOwner;
   LoweringOptions lowering;
   lowering.fastMath = options.fastMath;

@@ -54,7 +54,9 @@ std::string MslDialect::kernelSignature(const std::string& name, const std::vect
     parts.push_back(decl + " [[buffer(" + std::to_string(p.binding) + ")]]");
   }
   for (Builtin b : builtins) parts.push_back(builtinType(b) + " " + builtinName(b) + " [[" + builtinAttribute(b) + "]]");
-  std::string out = head;
+  std::string out = threadsPerThreadgroup_ > 0
+                        ? "[[max_total_threads_per_threadgroup(" + std::to_string(threadsPerThreadgroup_) + ")]]\n" + head
+                        : head;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? ",\n" + pad : "") + parts[i];
   return out + ")";
 }

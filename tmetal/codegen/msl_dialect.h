@@ -18,6 +18,15 @@ bool metalHasAtomic(AtomicOp op, ir::ScalarKind k);
 
 class MslDialect : public CEmitter {
  public:
+  // `threadsPerThreadgroup` > 0 becomes the kernel's
+  // [[max_total_threads_per_threadgroup]], the counterpart of CUDA's
+  // __launch_bounds__: Metal's compiler then budgets registers for that
+  // threadgroup size. Without it, the size a pipeline takes is whatever
+  // Metal computes for the kernel (MTLComputePipelineState's
+  // maxTotalThreadsPerThreadgroup), which Apple documents may be below the
+  // device's maximum, and so below the threadgroups tmetal dispatches.
+  explicit MslDialect(int threadsPerThreadgroup = 0) : threadsPerThreadgroup_(threadsPerThreadgroup) {}
+
   std::string targetName() const override { return "metal"; }
   std::string filePrologue() const override;
   std::string helperQualifier() const override { return "static inline"; }
@@ -72,6 +81,8 @@ class MslDialect : public CEmitter {
   // Any simd_shuffle* function on a value of kind k: types MSL does not
   // shuffle directly travel as an integer of the same width.
   std::string shuffle(const std::string& fn, const std::string& x, ir::ScalarKind k, const std::string& arg) const;
+
+  int threadsPerThreadgroup_;
 };
 
 }  // namespace tmetal::codegen

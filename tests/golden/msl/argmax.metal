@@ -39,6 +39,7 @@ static inline void combine0(int a0_0, int a1_0, int b0_0, int b1_0, thread int& 
 }
 
 
+[[max_total_threads_per_threadgroup(128)]]
 kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
                                  device int* argmax_ptr [[buffer(1)]],
                                  device int* argmin_ptr [[buffer(2)]],

@@ -14,6 +14,7 @@
 #include <metal_stdlib>
 using namespace metal;
 
+[[max_total_threads_per_threadgroup(128)]]
 kernel void col_reduce_loop_kernel(device float* x_ptr [[buffer(0)]],
                                    device float* sum_ptr [[buffer(1)]],
                                    device float* max_ptr [[buffer(2)]],

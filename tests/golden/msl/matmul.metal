@@ -12,6 +12,7 @@
 #include <metal_stdlib>
 using namespace metal;
 
+[[max_total_threads_per_threadgroup(128)]]
 kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
                           device half* b_ptr [[buffer(1)]],
                           device float* c_ptr [[buffer(2)]],

@@ -17,6 +17,7 @@
 #include <metal_stdlib>
 using namespace metal;
 
+[[max_total_threads_per_threadgroup(128)]]
 kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
                            device half* weight_ptr [[buffer(1)]],
                            device half* out_ptr [[buffer(2)]],

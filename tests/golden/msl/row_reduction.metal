@@ -12,6 +12,7 @@
 #include <metal_stdlib>
 using namespace metal;
 
+[[max_total_threads_per_threadgroup(128)]]
 kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
                                 device float* out_ptr [[buffer(1)]],
                                 constant int& n_rows [[buffer(2)]],

@@ -8,6 +8,7 @@
 #include <metal_stdlib>
 using namespace metal;
 
+[[max_total_threads_per_threadgroup(64)]]
 kernel void add_kernel(device float* x_ptr [[buffer(0)]],
                        device float* y_ptr [[buffer(1)]],
                        device float* out_ptr [[buffer(2)]],

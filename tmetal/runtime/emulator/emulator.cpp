@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "tmetal/runtime/emulator/dtype_bytes.h"
 #include "tmetal/runtime/emulator/grid_runner.h"
@@ -36,6 +37,26 @@ void checkMetadata(const codegen::KernelMetadata& md) {
   if (md.simdWidth < 1 || md.simdWidth > kMaxSimdWidth)
     throw CompileError("emulator: kernel '" + md.kernelName + "' has SIMD width " + std::to_string(md.simdWidth) +
                        "; the emulator supports 1 to " + std::to_string(kMaxSimdWidth));
+}
+
+// Metal refuses to dispatch more threads per threadgroup than a kernel
+// declares with [[max_total_threads_per_threadgroup(N)]] (its pipeline's
+// maxTotalThreadsPerThreadgroup is then N), so the emulator does too.
+void checkDeclaredThreadgroupSize(const std::string& msl, const codegen::KernelMetadata& md) {
+  static const std::string attribute = "[[max_total_threads_per_threadgroup(";
+  const size_t at = msl.find(attribute);
+  if (at == std::string::npos) return;
+  const char* digits = msl.c_str() + at + attribute.size();
+  char* end = nullptr;
+  const unsigned long declared = std::strtoul(digits, &end, 10);
+  if (end == digits || std::string_view(end).substr(0, 3) != ")]]")
+    throw CompileError("emulator: kernel '" + md.kernelName +
+                       "': [[max_total_threads_per_threadgroup(...)]] takes one integer literal");
+  if (static_cast<unsigned long>(md.threadsPerThreadgroup) > declared)
+    throw CompileError("emulator: kernel '" + md.kernelName + "' declares [[max_total_threads_per_threadgroup(" +
+                       std::to_string(declared) + ")]] but its metadata asks for " +
+                       std::to_string(md.threadsPerThreadgroup) +
+                       " threads per threadgroup; Metal refuses such a dispatch");
 }
 
 std::string parameterList(const codegen::KernelMetadata& md) {
@@ -105,6 +126,7 @@ ArgSlot ArgSlot::scalarBytes(const void* bytes, size_t size) {
 
 EmulatorKernel compile(const std::string& msl, const codegen::KernelMetadata& metadata, const EmulatorOptions& options) {
   checkMetadata(metadata);
+  checkDeclaredThreadgroupSize(msl, metadata);
   const std::string trampoline = generateTrampoline(metadata);
   EmulatorKernel kernel;
   kernel.metadata_ = metadata;
