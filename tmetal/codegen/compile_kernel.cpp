@@ -136,11 +136,12 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
 
   analysis::AxisInfoAnalysis axis(fn);
   layout::LayoutAssignment layouts(fn, axis, {options.policy, options.numWarps});
+  const int threadsPerThreadgroup = options.numWarps * profile.simdWidth;
   std::unique_ptr<CEmitter> dialectOwner;
   if (cuda)
-    dialectOwner = std::make_unique<CudaDialect>(options.numWarps * profile.simdWidth, options.minThreadgroupsPerCore);
+    dialectOwner = std::make_unique<CudaDialect>(threadsPerThreadgroup, options.minThreadgroupsPerCore);
   else
-    dialectOwner = std::make_unique<MslDialect>(options.numWarps * profile.simdWidth);
+    dialectOwner = std::make_unique<MslDialect>(threadsPerThreadgroup);
   const CEmitter& dialect = *dialectOwner;
   LoweringOptions lowering;
   lowering.fastMath = options.fastMath;
@@ -159,7 +160,7 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   KernelMetadata& m = out.metadata;
   m.target = dialect.targetName();
   m.kernelName = fn.name();
-  m.threadsPerThreadgroup = options.numWarps * profile.simdWidth;
+  m.threadsPerThreadgroup = threadsPerThreadgroup;
   m.simdWidth = profile.simdWidth;
   m.threadgroupMemoryBytes = lowered.threadgroupMemoryBytes;
   for (size_t i = 0; i < fn.numArguments(); ++i) {
