@@ -114,6 +114,14 @@ TEST(FrontendErrors, UnsupportedTypesAndForms) {
   EXPECT_EQ(errorOf(kernel("%a: i32", "    tt.return\n  ^bb1:\n    tt.return")),
             "bad.ttir:4:3: error: regions with more than one block are not supported (Triton's TTIR uses "
             "structured control flow)");
+  // An op after a terminator (the reader found it; printed back it would read
+  // as the terminator's operand).
+  EXPECT_EQ(errorOf(kernel("%n: i32", "    tt.return %n : i32")),
+            "bad.ttir:4:5: error: 'tt.return' ends its block: no operation may follow it before the closing '}'");
+  EXPECT_EQ(errorOf(kernel("%n: i32", "    tt.return %n : i32 %c = arith.constant 1 : i32")),
+            "bad.ttir:3:24: error: 'tt.return' ends its block: no operation may follow it before the closing '}'");
+  EXPECT_EQ(errorOf(kernel("%n: i32", "    scf.yield")),
+            "bad.ttir:4:5: error: 'scf.yield' ends its block: no operation may follow it before the closing '}'");
   EXPECT_EQ(errorOf("#blocked = #ttg.blocked<{sizePerThread = [1]}>\nmodule {\n}\n"),
             "bad.ttir:1:12: error: unsupported alias '#blocked': only location aliases ('#name = loc(...)') are "
             "supported in TTIR");

@@ -143,10 +143,6 @@ TEST(FrontendVerifier, ControlFlowRules) {
       scf.yield %j : i32
     })"),
             "bad.ttir:3:5: error: 'scf.while': forwarded value 0 must have type 'i32', found 'i1'");
-  EXPECT_EQ(verifyError("%n: i32", "    tt.return %n : i32"),
-            "bad.ttir:3:5: error: 'tt.return': must be the last op of its block");
-  EXPECT_EQ(verifyError("%n: i32", "    scf.yield"),
-            "bad.ttir:3:5: error: 'scf.yield': must be the last op of an scf.for, scf.if or scf.while region");
   EXPECT_EQ(verifyError("%n: i32", "    %0 = tt.call @nothere(%n) : (i32) -> i32"),
             "bad.ttir:3:5: error: 'tt.call': calls @nothere, which is not a function of the module");
   EXPECT_EQ(verifyError("", "    %0 = tt.get_program_id x : i64"),

@@ -4,6 +4,14 @@
 #include "tmetal/frontend/ttir_parser.h"
 
 namespace tmetal::frontend {
+namespace {
+
+bool isBlockTerminator(ir::OpKind k) {
+  return k == ir::OpKind::TtReturn || k == ir::OpKind::ScfYield || k == ir::OpKind::ScfCondition ||
+         k == ir::OpKind::TtReduceReturn || k == ir::OpKind::TtScanReturn;
+}
+
+}  // namespace
 
 std::unique_ptr<ir::Module> TtirParser::parseFile() {
   prescanAliases();
@@ -133,6 +141,12 @@ void TtirParser::parseOpsUntilBrace(ir::Block* block, const Token& open, std::st
     }
     if (tok_.is(TokenKind::BlockId))
       failAt(tok_, "regions with more than one block are not supported (Triton's TTIR uses structured control flow)");
+    // Nothing may follow a terminator: printed back, `tt.return` on one line
+    // and `%x = ...` on the next would read as `tt.return %x ...`.
+    const ir::Operation* last = block->terminator();
+    if (last && isBlockTerminator(last->kind()))
+      failAt(tok_, std::string("'") + ir::opKindName(last->kind()) +
+                       "' ends its block: no operation may follow it before the closing '}'");
     parseOperation(block);
   }
   consume();
