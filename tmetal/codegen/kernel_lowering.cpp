@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "tmetal/ir/op_traits.h"
-#include "tmetal/layout/layout_op_traits.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
@@ -198,7 +197,7 @@ void KernelLowering::lowerRematerialized(const ir::Operation& op) {
 }
 
 void KernelLowering::lowerOp(const ir::Operation& op) {
-  if (layout::isTerminator(op.kind())) return;  // the op owning the region handles it
+  if (ir::isTerminator(op.kind())) return;  // the op owning the region handles it
   if (op.numResults() == 1 && layouts_.isRematerializable(op.result(0))) return lowerRematerialized(op);
   if (op.numResults() == 1 && layouts_.home(op.result(0)) && !layouts_.homeMaterialized(op.result(0)))
     return convertExtraLayouts(op.result(0));  // nothing reads it in its home: only the other layouts

@@ -2,16 +2,9 @@
 // functions, regions and blocks, each op's result names and location, and
 // the generic op form ("tt.reduce"(...) <{...}> ({...}) : (...) -> ...).
 #include "tmetal/frontend/ttir_parser.h"
+#include "tmetal/ir/op_traits.h"
 
 namespace tmetal::frontend {
-namespace {
-
-bool isBlockTerminator(ir::OpKind k) {
-  return k == ir::OpKind::TtReturn || k == ir::OpKind::ScfYield || k == ir::OpKind::ScfCondition ||
-         k == ir::OpKind::TtReduceReturn || k == ir::OpKind::TtScanReturn;
-}
-
-}  // namespace
 
 std::unique_ptr<ir::Module> TtirParser::parseFile() {
   prescanAliases();
@@ -144,7 +137,7 @@ void TtirParser::parseOpsUntilBrace(ir::Block* block, const Token& open, std::st
     // Nothing may follow a terminator: printed back, `tt.return` on one line
     // and `%x = ...` on the next would read as `tt.return %x ...`.
     const ir::Operation* last = block->terminator();
-    if (last && isBlockTerminator(last->kind()))
+    if (last && ir::isTerminator(last->kind()))
       failAt(tok_, std::string("'") + ir::opKindName(last->kind()) +
                        "' ends its block: no operation may follow it before the closing '}'");
     parseOperation(block);

@@ -26,4 +26,17 @@ bool isElementwise(OpKind kind) {
   return name.rfind("arith.", 0) == 0 || name.rfind("math.", 0) == 0;
 }
 
+bool isTerminator(OpKind kind) {
+  switch (kind) {
+    case OpKind::ScfYield:
+    case OpKind::ScfCondition:
+    case OpKind::TtReduceReturn:
+    case OpKind::TtScanReturn:
+    case OpKind::TtReturn:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace tmetal::ir

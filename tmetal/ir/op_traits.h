@@ -13,4 +13,9 @@ namespace tmetal::ir {
 // tt.int_to_ptr, tt.ptr_to_int, tt.mulhiui and tt.extern_elementwise.
 bool isElementwise(OpKind kind);
 
+// Terminators of regions: tt.return, scf.yield, scf.condition,
+// tt.reduce.return and tt.scan.return. Each must end its block; the op
+// owning the region handles it.
+bool isTerminator(OpKind kind);
+
 }  // namespace tmetal::ir

@@ -199,7 +199,7 @@ class LayoutAssigner {
   }
 
   void visitOp(const ir::Operation& op) {
-    if (isTerminator(op.kind())) return;  // the owner of the region handles it
+    if (ir::isTerminator(op.kind())) return;  // the owner of the region handles it
     if (op.numResults() == 1 && cheap(op.result(0))) return;
     switch (op.kind()) {
       case OpKind::TtLoad: {

@@ -21,17 +21,4 @@ bool isRematerializableKind(OpKind kind) {
   }
 }
 
-bool isTerminator(OpKind kind) {
-  switch (kind) {
-    case OpKind::ScfYield:
-    case OpKind::ScfCondition:
-    case OpKind::TtReduceReturn:
-    case OpKind::TtScanReturn:
-    case OpKind::TtReturn:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace tmetal::layout

@@ -12,7 +12,4 @@ namespace tmetal::layout {
 // tt.broadcast and tt.expand_dims.
 bool isRematerializableKind(ir::OpKind kind);
 
-// Terminators of regions, handled by the op that owns the region.
-bool isTerminator(ir::OpKind kind);
-
 }  // namespace tmetal::layout
