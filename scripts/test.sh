@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds, and runs every test: C++ unit tests (ctest), the Python
 # tests and the kernel suite (pytest), the TTIR corpus freshness check and a
-# bounded fuzzing run of the readers of user input (TTIR, ops JSON, .npy).
+# bounded fuzzing run over user input (TTIR, its compilation, ops JSON, .npy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -16,5 +16,5 @@ echo "== TTIR corpus is up to date"
 echo "== Python tests and the kernel suite"
 .venv/bin/python -m pytest -q tests
 
-echo "== Fuzzing the TTIR, ops-JSON and .npy readers"
+echo "== Fuzzing: TTIR reader, code generator, ops JSON, .npy"
 bash scripts/fuzz.sh "${TMETAL_FUZZ_SECONDS:-60}"
