@@ -85,6 +85,11 @@ TEST(GraphOpsReader, MalformedJsonNamesLineAndColumn) {
   EXPECT_EQ(readError("42"), "ops.json:1:1: error: expected an object with an \"ops\" list, or a list of ops");
   EXPECT_EQ(readError("{\"operations\": []}"), "ops.json:1:1: error: expected an \"ops\" list at the top level");
   EXPECT_EQ(readError("{\"ops\": 3}"), "ops.json:1:1: error: \"ops\" must be a list of ops");
+  // A number beyond a double (the fuzzer's find: nlohmann reports it without
+  // a position, and it used to escape as a JSON library exception).
+  EXPECT_EQ(readError("{\"ops\": [\n  {\"type\": \"tt.max\", \"input_shapes\": [[214E7483648]]}]}"),
+            "ops.json:2:40: error: malformed JSON: the number 214E7483648 is out of range");
+  EXPECT_EQ(readError("[-1e999]"), "ops.json:1:2: error: malformed JSON: the number -1e999 is out of range");
 }
 
 TEST(GraphOpsReader, MalformedOpsAreMarkedOneByOne) {

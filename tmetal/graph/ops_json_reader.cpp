@@ -138,6 +138,20 @@ void readOp(const json& j, GraphOp& op) {
   throw CompileError(pos, "malformed JSON: " + message);
 }
 
+// A number too large for a double (nlohmann's out_of_range.406, "number
+// overflow parsing '1E400'"): the exception has no position, so the number
+// is found in the text by its spelling.
+[[noreturn]] void throwOutOfRange(const json::out_of_range& e, const std::string& text, const std::string& fileName) {
+  const std::string what = e.what();
+  std::smatch m;
+  if (std::regex_search(what, m, std::regex(R"(number overflow parsing '([^']*)')"))) {
+    const size_t at = text.find(m[1].str());
+    SourcePos pos = at == std::string::npos ? SourcePos{fileName, 0, 0} : positionOf(text, at, fileName);
+    throw CompileError(pos, "malformed JSON: the number " + m[1].str() + " is out of range");
+  }
+  throw CompileError(SourcePos{fileName, 0, 0}, "malformed JSON: " + what);
+}
+
 }  // namespace
 
 OpsGraph readOpsJson(const std::string& text, const std::string& fileName) {
@@ -146,6 +160,8 @@ OpsGraph readOpsJson(const std::string& text, const std::string& fileName) {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
     throwMalformed(e, fileName);
+  } catch (const json::out_of_range& e) {
+    throwOutOfRange(e, text, fileName);
   }
   SourcePos top{fileName, 1, 1};
   const json* list = nullptr;
