@@ -87,8 +87,10 @@ std::pair<size_t, std::string> resolveAssignment(const ir::Function& kernel, con
                          std::to_string(kernel.numArguments()) + " arguments, so no argument " + name);
     return {*position, value};
   }
+  // Unnamed arguments (Triton prints %arg0, %arg1, ... as the reader keeps
+  // no name for them) go by the names the errors list them under.
   for (size_t i = 0; i < kernel.numArguments(); ++i)
-    if (kernel.argument(i)->name() == name) return {i, value};
+    if (argumentName(kernel, i) == name) return {i, value};
   std::string known;
   for (size_t i = 0; i < kernel.numArguments(); ++i) known += (i ? ", " : "") + argumentName(kernel, i);
   throw CompileError(option + " '" + assignment + "': kernel '" + kernel.name() + "' has no argument '" + name +

@@ -66,10 +66,10 @@ class RunCommand : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  // Runs `tmetal run double.ttir ARGS` in the temporary directory; returns
-  // the exit code and what it printed.
-  std::pair<int, std::string> run(const std::string& args) {
-    std::string command = "cd '" + dir_.string() + "' && '" + binary_ + "' run double.ttir " + args + " 2>&1";
+  // Runs `tmetal run FILE ARGS` in the temporary directory; returns the exit
+  // code and what it printed.
+  std::pair<int, std::string> run(const std::string& args, const std::string& file = "double.ttir") {
+    std::string command = "cd '" + dir_.string() + "' && '" + binary_ + "' run " + file + " " + args + " 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     std::string output;
     std::array<char, 512> buffer;
@@ -96,6 +96,25 @@ TEST_F(RunCommand, RunsByNameAndPositionAndKeepsDtypeAndShape) {
     std::memcpy(values.data(), out.data.data(), 40);
     for (int i = 0; i < 10; ++i) EXPECT_EQ(values[i], 3.0f * i);
   }
+}
+
+// Triton prints the arguments of kernels it compiles from source without
+// their names (%arg0, %arg1, ...); the names the errors list them under
+// select them too.
+TEST_F(RunCommand, UnnamedArgumentsGoByTheirPrintedNames) {
+  std::string text = kDoubleKernel;
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"%x_ptr", "%arg0"}, {"%out_ptr", "%arg1"}, {"%n", "%arg2"}})
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  std::ofstream(dir_ / "unnamed.ttir") << text;
+  auto [code, output] = run("--grid 3 --arg arg0=x.npy --arg arg1=zeros.npy --arg arg2=10 --out arg1=out.npy", "unnamed.ttir");
+  ASSERT_EQ(code, 0) << output;
+  std::vector<float> values(10);
+  std::memcpy(values.data(), readNpy((dir_ / "out.npy").string()).data.data(), 40);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(values[i], 3.0f * i);
+  EXPECT_EQ(run("--grid 3 --arg arg3=x.npy", "unnamed.ttir"),
+            std::make_pair(1, std::string("error: --arg 'arg3=x.npy': kernel 'double_kernel' has no argument 'arg3' "
+                                          "(its arguments: arg0, arg1, arg2)\n")));
 }
 
 TEST_F(RunCommand, EveryArgumentMustBeGiven) {
