@@ -4,6 +4,7 @@
 #include "tmetal/interp/float_format.h"
 #include "tmetal/runtime/cuda/cuda_launcher.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/grid_limits.h"
 
 namespace tmetal::tools {
 
@@ -29,11 +30,9 @@ void runOnCuda(const ir::Module& module, const ir::Function& kernel, std::vector
   CodegenFlags flags = options.codegen;
   flags.target = "cuda";
   codegen::CompiledKernel compiled = codegen::compileKernel(module, flags.toCompileOptions());
+  if (std::string problem = gridProblem(grid); !problem.empty()) throw CompileError("--grid: " + problem);
   std::array<uint32_t, 3> blocks{};
-  for (int d = 0; d < 3; ++d) {
-    if (grid[d] > INT32_MAX) throw CompileError("--grid: " + std::to_string(grid[d]) + " programs exceed what a CUDA grid holds");
-    blocks[d] = static_cast<uint32_t>(grid[d]);
-  }
+  for (int d = 0; d < 3; ++d) blocks[d] = static_cast<uint32_t>(grid[d]);  // CUDA's own limits: cuda_launcher
   cuda::CudaKernel executable = cuda::compile(compiled.source, compiled.metadata);
   std::vector<cuda::LaunchArg> launchArgs;
   for (size_t i = 0; i < args.size(); ++i) {

@@ -7,6 +7,7 @@
 #include "tmetal/interp/interpreter.h"
 #include "tmetal/runtime/emulator/emulator.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/grid_limits.h"
 #include "tools/run_device_cuda.h"
 
 namespace tmetal::tools {
@@ -47,11 +48,9 @@ void runOnEmulator(const ir::Module& module, const ir::Function& kernel, std::ve
     else
       slots.push_back(scalarSlot(args[i], kernel.argument(i)->type()));
   }
+  if (std::string problem = gridProblem(grid); !problem.empty()) throw CompileError("--grid: " + problem);
   std::array<uint32_t, 3> threadgroups{};
-  for (int d = 0; d < 3; ++d) {
-    if (grid[d] > UINT32_MAX) throw CompileError("--grid: " + std::to_string(grid[d]) + " programs exceed what a Metal grid holds");
-    threadgroups[d] = static_cast<uint32_t>(grid[d]);
-  }
+  for (int d = 0; d < 3; ++d) threadgroups[d] = static_cast<uint32_t>(grid[d]);
   if (grid[0] * grid[1] * grid[2] == 0) return;  // an empty grid runs nothing, as on the interpreter
   emu::launch(executable, slots, threadgroups);
 }

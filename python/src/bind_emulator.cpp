@@ -21,6 +21,7 @@
 #include "tmetal/runtime/emulator/dtype_bytes.h"
 #include "tmetal/runtime/emulator/emulator.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/grid_limits.h"
 
 namespace tmetal::python {
 
@@ -149,7 +150,7 @@ class PyEmulatorKernel {
  public:
   explicit PyEmulatorKernel(emu::EmulatorKernel kernel) : kernel_(std::move(kernel)) {}
 
-  void launch(nb::sequence args, std::vector<uint32_t> grid) {
+  void launch(nb::sequence args, std::vector<int64_t> grid) {
     const codegen::KernelMetadata& metadata = kernel_.metadata();
     size_t given = nb::len(args);
     if (given != metadata.params.size())
@@ -158,8 +159,10 @@ class PyEmulatorKernel {
                                           std::to_string(given));
     if (grid.empty() || grid.size() > 3)
       raiseTmetalError("LaunchError", "the grid has 1 to 3 dimensions, got " + std::to_string(grid.size()));
-    std::array<uint32_t, 3> grid3 = {1, 1, 1};
-    for (size_t i = 0; i < grid.size(); ++i) grid3[i] = grid[i];
+    std::array<int64_t, 3> wide = {1, 1, 1};
+    for (size_t i = 0; i < grid.size(); ++i) wide[i] = grid[i];
+    if (std::string problem = gridProblem(wide); !problem.empty()) raiseTmetalError("LaunchError", problem);
+    std::array<uint32_t, 3> grid3 = {uint32_t(wide[0]), uint32_t(wide[1]), uint32_t(wide[2])};
 
     HeldBuffers held;
     std::vector<emu::ArgSlot> slots;

@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 
 #include "python/src/binding.h"
+#include "tmetal/support/grid_limits.h"
 
 namespace nb = nanobind;
 
@@ -64,6 +65,12 @@ void bindCuda(nb::module_& m) {
 NB_MODULE(_core, m) {
   m.doc() = "tmetal's C++ core for the Triton plugin: TTIR -> MSL, hardware profiles, the CPU emulator";
   m.attr("__version__") = TMETAL_VERSION;
+  m.def(
+      "grid_problem",
+      [](int64_t x, int64_t y, int64_t z) { return tmetal::gridProblem({x, y, z}); },
+      nb::arg("x"), nb::arg("y"), nb::arg("z"),
+      "'' when a launch grid of x * y * z programs is within what every device takes (0 to 2**31 - 1 along "
+      "each dimension: tt.get_program_id is a 32-bit integer), else what is wrong.");
   m.def(
       "capabilities",
       []() {

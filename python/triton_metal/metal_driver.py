@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import device_selection, errors
+from ._native import core
 from .driver import TmetalDriver, device_properties
 from .launch_plan import LaunchPlan
 
@@ -89,6 +90,9 @@ class MetalLauncher:
 
     def __call__(self, gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata, enter_hook,
                  exit_hook, *args):
+        problem = core().grid_problem(gridX, gridY, gridZ)
+        if problem:
+            raise errors.LaunchError(f"kernel '{self.kernel_name}': {problem}", kernel=self.kernel_name)
         if gridX * gridY * gridZ == 0:
             return
         kernel_args = self.plan.select(args)

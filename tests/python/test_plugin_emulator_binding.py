@@ -123,6 +123,17 @@ def test_bad_grid(axpy):
         axpy.launch([np.zeros(4, np.float32), 1.0, 4], [1, 1, 1, 1])
 
 
+@pytest.mark.parametrize("grid, message", [
+    ([2**31], r"grid \(2147483648, 1, 1\): 2147483648 programs along x, more than the 2147483647 that "
+              r"tt.get_program_id \(a 32-bit integer\) can number"),
+    ([1, 2**40], r"grid \(1, 1099511627776, 1\): 1099511627776 programs along y"),
+    ([-1], r"grid \(-1, 1, 1\) has a negative size"),
+])
+def test_grids_beyond_32_bit_program_ids_are_launch_errors(axpy, grid, message):
+    with pytest.raises(LaunchError, match=message):
+        axpy.launch([np.zeros(4, np.float32), 1.0, 4], grid)
+
+
 def test_empty_grid_runs_nothing(axpy):
     x = np.zeros(4, np.float32)
     axpy.launch([x, 1.0, 4], [0, 1, 1])

@@ -95,6 +95,17 @@ def test_launch_becomes_one_dispatch_of_whole_threadgroups(fake_torch):
     assert kwargs["arg_casts"] == {2: "int32", 4: "fp16"}  # f32 and i64 are PyTorch's defaults
 
 
+def test_grids_beyond_32_bit_program_ids_are_refused(fake_torch):
+    from triton_metal.metal_driver import MetalUtils
+    launcher = make_launcher()
+    _, program, _, _, _ = MetalUtils({"max_threads_per_threadgroup": 1024}).load_binary(
+        "add_kernel", b"kernel void add_kernel() {}", 0, 0)
+    with pytest.raises(LaunchError, match=r"kernel 'add_kernel': grid \(2147483648, 1, 1\): 2147483648 programs "
+                       r"along x, more than the 2147483647 that tt.get_program_id \(a 32-bit integer\) can number"):
+        launcher(2**31, 1, 1, 0, program, None, None, None, None, FakeMpsTensor(), FakeMpsTensor(), 4, 4, 1.0, 1.0, 1)
+    assert not program.library.add_kernel.calls
+
+
 def test_host_memory_is_refused(fake_torch):
     import numpy as np
     import triton_metal

@@ -154,4 +154,12 @@ TEST_F(RunCommand, UnknownDeviceAndBadGrid) {
             std::make_pair(1, std::string("error: --device 'metal' is not available (devices: cuda, emulator, interpreter)\n")));
   EXPECT_EQ(run("--grid 3,0,1,1 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10"),
             std::make_pair(1, std::string("error: --grid '3,0,1,1': expected 1 to 3 non-negative integers separated by commas\n")));
+  // Program ids are 32-bit: every device refuses more than 2^31 - 1 programs
+  // along a dimension (the interpreter used to count them out, wrapping the ids).
+  const std::string tooMany = "grid (2147483648, 1, 1): 2147483648 programs along x, more than the 2147483647 that "
+                              "tt.get_program_id (a 32-bit integer) can number\n";
+  EXPECT_EQ(run("--grid 2147483648 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10"),
+            std::make_pair(1, "double.ttir:2:3: error: " + tooMany));
+  EXPECT_EQ(run("--grid 2147483648 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10 --device emulator"),
+            std::make_pair(1, "error: --grid: " + tooMany));
 }

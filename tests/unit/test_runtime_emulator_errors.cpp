@@ -262,6 +262,13 @@ TEST(EmulatorErrors, LaunchArgumentsThatDoNotFitTheKernel) {
   // An empty grid runs nothing, as on Metal.
   EXPECT_EQ(emulatorErrorOf([&] { launch(kernel, {ArgSlot::buffer(x.data(), 128), ArgSlot::scalar(2.0f)}, {0, 1, 1}); }),
             "");
+  // Program ids are 32-bit signed integers: a grid past 2^31 - 1 along a
+  // dimension would wrap them.
+  EXPECT_EQ(emulatorErrorOf([&] {
+              launch(kernel, {ArgSlot::buffer(x.data(), 128), ArgSlot::scalar(2.0f)}, {1, 2147483648u, 1});
+            }),
+            "emulator: kernel 'scale': grid (1, 2147483648, 1): 2147483648 programs along y, more than the 2147483647 "
+            "that tt.get_program_id (a 32-bit integer) can number");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "tmetal/interp/program_executor.h"
 #include "tmetal/interp/scalar_semantics.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/grid_limits.h"
 
 namespace tmetal::interp {
 
@@ -48,10 +49,7 @@ RuntimeValue argumentValue(const ir::Function& kernel, size_t i, KernelArg& arg)
 void interpret(const ir::Function& kernel, std::vector<KernelArg>& args, std::array<int64_t, 3> grid,
                const InterpretOptions& options) {
   SourcePos kernelPos = kernel.loc().userPos();
-  for (int64_t g : grid)
-    if (g < 0)
-      throw CompileError(kernelPos, "grid (" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
-                                        std::to_string(grid[2]) + ") has a negative size");
+  if (std::string problem = gridProblem(grid); !problem.empty()) throw CompileError(kernelPos, problem);
   if (args.size() != kernel.numArguments())
     throw CompileError(kernelPos, "kernel '" + kernel.name() + "' takes " + std::to_string(kernel.numArguments()) +
                                       " arguments, got " + std::to_string(args.size()));

@@ -12,6 +12,7 @@
 #include "tmetal/runtime/emulator/sanitized_launch.h"
 #include "tmetal/runtime/emulator/trampoline.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/grid_limits.h"
 
 namespace tmetal::runtime::emulator {
 namespace {
@@ -150,6 +151,8 @@ void launch(const EmulatorKernel& kernel, const std::vector<ArgSlot>& args, std:
   const codegen::KernelMetadata& md = kernel.metadata_;
   if (kernel.object_ == nullptr) throw EmulatorError("emulator: launch of a kernel that was not compiled");
   checkArguments(md, args);
+  if (std::string problem = gridProblem({grid[0], grid[1], grid[2]}); !problem.empty())
+    throw EmulatorError("emulator: kernel '" + md.kernelName + "': " + problem);
   if (uint64_t(grid[0]) * grid[1] * grid[2] == 0) return;  // an empty grid runs nothing, as on Metal
 
   // Scalars travel as copies with room for any alignment their type needs.
