@@ -162,6 +162,23 @@ def test_bad_metadata_is_a_compile_error():
         core().emulator_compile(CHECK_KERNEL_MSL, "{")
 
 
+@pytest.mark.parametrize("key, value, message", [
+    # 2**32 + 64 used to wrap to 64 and compile.
+    ("threads_per_threadgroup", 2**32 + 64, r"'threads_per_threadgroup' must be an integer from 0 to 2147483647, "
+                                            r"got 4294967360"),
+    ("threads_per_threadgroup", 64.5, r"'threads_per_threadgroup' must be an integer from 0 to 2147483647, got 64.5"),
+    ("simd_width", -1, r"'simd_width' must be an integer from 0 to 2147483647, got -1"),
+    ("threadgroup_memory_bytes", 2**64 - 1, r"'threadgroup_memory_bytes' must be an integer from 0 to "
+                                            r"9223372036854775807, got 18446744073709551615"),
+])
+def test_metadata_integers_out_of_range_are_compile_errors(key, value, message):
+    require_stage("emulator")
+    metadata = json.loads(json.dumps(CHECK_KERNEL_METADATA))
+    metadata[key] = value
+    with pytest.raises(triton_metal.CompileError, match="bad kernel metadata: " + message):
+        core().emulator_compile(CHECK_KERNEL_MSL, json.dumps(metadata))
+
+
 def test_gil_is_released_while_a_kernel_runs():
     require_stage("emulator")
     spin = core().emulator_compile(SPIN_MSL, json.dumps(SPIN_METADATA))

@@ -1,5 +1,8 @@
 #include "tmetal/codegen/kernel_abi.h"
 
+#include <limits>
+#include <optional>
+
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
@@ -20,17 +23,39 @@ nlohmann::json KernelMetadata::toJson() const {
   return j;
 }
 
+namespace {
+
+// The integer `key` of `j` (`fallback` when absent and one is given), which
+// must lie in [lo, hi]: nlohmann's get<int>() would wrap a larger number, so
+// that 2^32 + 64 threads per threadgroup read as 64.
+int64_t integerField(const nlohmann::json& j, const char* key, int64_t lo, int64_t hi,
+                     std::optional<int64_t> fallback = std::nullopt) {
+  if (fallback && !j.contains(key)) return *fallback;
+  const nlohmann::json& v = j.at(key);
+  const bool fits = v.is_number_integer() && (v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t(hi)
+                                                                      : v.get<int64_t>() >= lo && v.get<int64_t>() <= hi);
+  if (!fits)
+    throw CompileError(std::string("bad kernel metadata: '") + key + "' must be an integer from " + std::to_string(lo) +
+                       " to " + std::to_string(hi) + ", got " + v.dump());
+  return v.get<int64_t>();
+}
+
+constexpr int64_t kIntMax = std::numeric_limits<int>::max();
+
+}  // namespace
+
 KernelMetadata KernelMetadata::fromJson(const nlohmann::json& j) {
   try {
     KernelMetadata m;
     m.target = j.at("target").get<std::string>();
     m.kernelName = j.at("kernel").get<std::string>();
-    m.threadsPerThreadgroup = j.at("threads_per_threadgroup").get<int>();
-    m.simdWidth = j.value("simd_width", 32);
-    m.threadgroupMemoryBytes = j.value("threadgroup_memory_bytes", int64_t{0});
+    m.threadsPerThreadgroup = static_cast<int>(integerField(j, "threads_per_threadgroup", 0, kIntMax));
+    m.simdWidth = static_cast<int>(integerField(j, "simd_width", 0, kIntMax, 32));
+    m.threadgroupMemoryBytes =
+        integerField(j, "threadgroup_memory_bytes", 0, std::numeric_limits<int64_t>::max(), int64_t{0});
     for (const auto& p : j.at("params"))
       m.params.push_back({p.at("name").get<std::string>(), p.at("pointer").get<bool>(),
-                          p.at("dtype").get<std::string>(), p.at("binding").get<int>()});
+                          p.at("dtype").get<std::string>(), static_cast<int>(integerField(p, "binding", 0, kIntMax))});
     for (const auto& b : j.at("builtins"))
       m.builtins.push_back({b.at("name").get<std::string>(), b.at("type").get<std::string>()});
     m.layouts = j.value("layouts", nlohmann::json::object());
