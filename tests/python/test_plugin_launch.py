@@ -143,3 +143,28 @@ def test_wrong_scalar_type_is_reported(codegen_emulator):
     # Triton types a Python float scalar fp32; a string is not a kernel argument at all.
     with pytest.raises(Exception, match="str"):
         scale_kernel[(1, )](triton_metal.tensor(x), triton_metal.tensor(x), 256, "2", BLOCK=256)
+
+
+@triton.jit
+def two_dots_kernel(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    offs = i[:, None] * N + i[None, :]
+    b = tl.load(b_ptr + offs)
+    c = tl.dot(tl.load(a_ptr + offs), b)
+    tl.store(out_ptr + offs, tl.dot(c, b))
+
+
+def test_ops_past_the_threadgroup_memory_limit_reuse_earlier_ops_buffers(codegen_emulator):
+    # Each dot of 64x64 float32 stages both operands, 16 KB each: the second
+    # dot would take the kernel to 64 KB, past the 32 KB a threadgroup has,
+    # so its operands reuse the first dot's memory (after a barrier).
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (64, 64)).astype(np.float32)
+    b = rng.integers(-4, 5, (64, 64)).astype(np.float32)
+    out = np.zeros((64, 64), np.float32)
+    compiled = two_dots_kernel[(1, )](triton_metal.tensor(a), triton_metal.tensor(b), triton_metal.tensor(out), N=64)
+    np.testing.assert_array_equal(out, (a @ b) @ b)  # small integers: exact in float32
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] == 32768
+    buffers = decisions(compiled)["threadgroup_buffers"]
+    assert [(b["bytes"], b.get("shares_memory_of")) for b in buffers] == [(16384, None), (16384, None),
+                                                                         (0, "tg_dot_a"), (0, "tg_dot_b")]

@@ -106,6 +106,10 @@ class CEmitter {
 
   // ---- memory --------------------------------------------------------------
   virtual std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const = 0;
+  // `name`, a pointer to elements of `elementType` at the start of the
+  // threadgroup array `host` (ThreadgroupMemory: a buffer reusing another's memory).
+  virtual std::string threadgroupAlias(const std::string& elementType, const std::string& name,
+                                       const std::string& host) const = 0;
   virtual std::string barrier() const = 0;  // a threadgroup-wide barrier with threadgroup-memory ordering
   // The line before a loop that asks the target's compiler to unroll it
   // `count` times (with a remainder for trip counts known only at run time).

@@ -383,6 +383,11 @@ std::string CudaDialect::threadgroupArray(const std::string& elementType, const 
   return "__shared__ " + elementType + " " + name + "[" + std::to_string(count) + "];";
 }
 
+std::string CudaDialect::threadgroupAlias(const std::string& elementType, const std::string& name,
+                                          const std::string& host) const {
+  return elementType + "* " + name + " = reinterpret_cast<" + elementType + "*>(" + host + ");";
+}
+
 std::string CudaDialect::vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace) const {
   return "*reinterpret_cast<const " + vectorTypeName + "*>(" + ptr + ")";
 }

@@ -63,6 +63,8 @@ class CudaDialect : public CEmitter {
   std::string mathHelpers(const std::vector<MathFn>& used) const override { return ""; }  // CUDA has erff
 
   std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
+  std::string threadgroupAlias(const std::string& elementType, const std::string& name,
+                               const std::string& host) const override;
   std::string barrier() const override { return "__syncthreads();"; }
   std::string loopUnrollHint(int count) const override { return "#pragma unroll " + std::to_string(count); }
   std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;

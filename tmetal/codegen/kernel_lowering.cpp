@@ -345,8 +345,12 @@ LoweredKernel KernelLowering::run() {
   out.threadgroupMemoryBytes = threadgroupMemory_.totalBytes();
   nlohmann::json buffers = nlohmann::json::array();
   for (const ThreadgroupBuffer& b : threadgroupMemory_.buffers())
-    buffers.push_back({{"name", b.name}, {"type", b.elementType}, {"elements", b.count}, {"bytes", b.bytes},
-                       {"purpose", b.purpose}});
+  {
+    nlohmann::json entry{{"name", b.name}, {"type", b.elementType}, {"elements", b.count}, {"bytes", b.bytes},
+                         {"purpose", b.purpose}};
+    if (!b.sharesWith.empty()) entry["shares_memory_of"] = b.sharesWith;
+    buffers.push_back(std::move(entry));
+  }
   decisions_["threadgroup_buffers"] = buffers;
   out.decisions = decisions_;
   return out;

@@ -227,6 +227,7 @@ class KernelLowering {
   CodeBuffer helpers_{0};
   ThreadgroupMemory threadgroupMemory_;
   std::vector<std::string> threadgroupDecls_;
+  std::set<std::string> sharedBuffers_;  // buffers in an earlier buffer's memory (ThreadgroupMemory)
   std::set<std::string> names_;
   std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> tensors_;
   std::unordered_map<const ir::Value*, std::string> scalars_;

@@ -25,15 +25,27 @@ std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operati
                                                 const ir::Type& element, int64_t count, const std::string& purpose) {
   if (copyLevel >= 0) {
     BodyCopies& level = bodyCopies_[copyLevel];
-    if (level.replaying) return level.buffers.at(level.nextBuffer++);
+    if (level.replaying) {
+      const std::string& name = level.buffers.at(level.nextBuffer++);
+      if (sharedBuffers_.count(name)) body_.line(dialect_.barrier());
+      return name;
+    }
     level.buffers.push_back(threadgroupBufferAt(copyLevel - 1, op, hint, element, count, purpose));
     return level.buffers.back();
   }
   std::string elementType = typeOf(element);
   int bytes = element.isPointer() ? 8 : std::max(1, element.bitWidth() / 8);
   std::string name = newName(hint);
-  threadgroupMemory_.allocate(op, name, elementType, bytes, count, purpose);
-  threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, count));
+  const ThreadgroupBuffer& buffer =
+      threadgroupMemory_.allocate(op, name, elementType, bytes, count, purpose, loopDepth_ > 0);
+  if (buffer.sharesWith.empty()) {
+    threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, count));
+  } else {
+    // The earlier op that used this memory must be done reading it.
+    threadgroupDecls_.push_back(dialect_.threadgroupAlias(elementType, name, buffer.sharesWith));
+    sharedBuffers_.insert(name);
+    body_.line(dialect_.barrier());
+  }
   return name;
 }
 

@@ -150,6 +150,12 @@ std::string MslDialect::threadgroupArray(const std::string& elementType, const s
   return "threadgroup " + elementType + " " + name + "[" + std::to_string(count) + "];";
 }
 
+std::string MslDialect::threadgroupAlias(const std::string& elementType, const std::string& name,
+                                         const std::string& host) const {
+  return "threadgroup " + elementType + "* " + name + " = reinterpret_cast<threadgroup " + elementType + "*>(" + host +
+         ");";
+}
+
 std::string MslDialect::vectorLoad(const std::string& ptr, const std::string& vectorTypeName,
                                    AddressSpace space) const {
   return "*reinterpret_cast<" + addressSpace(space) + " " + vectorTypeName + "*>(" + ptr + ")";

@@ -51,6 +51,8 @@ class MslDialect : public CEmitter {
   std::string mathHelpers(const std::vector<MathFn>& used) const override;
 
   std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
+  std::string threadgroupAlias(const std::string& elementType, const std::string& name,
+                               const std::string& host) const override;
   std::string barrier() const override { return "threadgroup_barrier(mem_flags::mem_threadgroup);"; }
   // Apple's Metal compiler is clang, which takes clang's loop pragmas.
   std::string loopUnrollHint(int count) const override {

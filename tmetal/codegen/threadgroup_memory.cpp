@@ -4,13 +4,39 @@ namespace tmetal::codegen {
 
 const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, const std::string& name,
                                                      const std::string& elementType, int elementBytes, int64_t count,
-                                                     const std::string& purpose) {
-  int64_t bytes = (count * elementBytes + 15) / 16 * 16;
-  if (total_ + bytes > limit_)
+                                                     const std::string& purpose, bool insideLoop) {
+  const int64_t bytes = (count * elementBytes + 15) / 16 * 16;
+  ThreadgroupBuffer buffer{name, elementType, elementBytes, count, bytes, purpose, "", &op, !insideLoop};
+  if (total_ + bytes <= limit_) {
+    total_ += bytes;
+    buffers_.push_back(std::move(buffer));
+    return buffers_.back();
+  }
+  // Buffers of one op are live together: none may lend its memory to `op`
+  // (nor may one buffer lend to two of `op`'s).
+  auto lentTo = [&](const ThreadgroupBuffer& b) {
+    for (const ThreadgroupBuffer& x : buffers_)
+      if (x.op == &op && (x.name == b.name || x.sharesWith == b.name)) return true;
+    return false;
+  };
+  const ThreadgroupBuffer* host = nullptr;
+  for (const ThreadgroupBuffer& b : buffers_) {
+    const bool usable = b.sharesWith.empty() && b.outsideLoops && b.bytes >= bytes && b.elementBytes >= elementBytes &&
+                        !lentTo(b);
+    if (usable && (!host || b.bytes < host->bytes)) host = &b;
+  }
+  if (!host) {
+    std::string held;
+    for (const ThreadgroupBuffer& b : buffers_)
+      if (b.sharesWith.empty()) held += std::string(held.empty() ? "" : "; ") + std::to_string(b.bytes) + " for " + b.purpose;
     op.fail("needs " + std::to_string(bytes) + " bytes of threadgroup memory (" + std::to_string(total_ + bytes) +
-            " in total), more than the " + std::to_string(limit_) + " bytes a threadgroup has on " + hardware_);
-  total_ += bytes;
-  buffers_.push_back({name, elementType, count, bytes, purpose});
+            " in total), more than the " + std::to_string(limit_) + " bytes a threadgroup has on " + hardware_ +
+            (held.empty() ? std::string()
+                          : "; no buffer of an earlier op outside loops can lend it that much (held: " + held + ")"));
+  }
+  buffer.sharesWith = host->name;
+  buffer.bytes = 0;
+  buffers_.push_back(std::move(buffer));
   return buffers_.back();
 }
 

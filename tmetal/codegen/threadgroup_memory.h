@@ -15,20 +15,34 @@ namespace tmetal::codegen {
 struct ThreadgroupBuffer {
   std::string name;
   std::string elementType;  // as the emitter spells it
+  int elementBytes = 0;
   int64_t count = 0;        // elements
-  int64_t bytes = 0;        // rounded up to 16
+  int64_t bytes = 0;        // rounded up to 16; 0 for a buffer in another's memory
   std::string purpose;      // "reduction partials of ...", for the metadata
+  std::string sharesWith;   // the buffer whose memory it reuses; empty for its own
+  const ir::Operation* op = nullptr;  // the op it serves
+  bool outsideLoops = false;          // its op runs once, in no loop
 };
 
+// Every buffer serves one op: the op writes it, waits at a barrier, and reads
+// it back before the lowering goes on to the next op. Buffers get memory of
+// their own while the kernel's total fits the target's limit (the common
+// case, which needs no more barriers than that). Past the limit a new buffer
+// reuses the memory of an earlier op's buffer instead, the smallest one that
+// holds it, whose elements are at least as wide (so its alignment suits) and
+// whose op runs once, outside loops (so it is never written again after the
+// new buffer's op). The lowering then puts a barrier before the new buffer's
+// first write, which the earlier op's reads must have passed.
 class ThreadgroupMemory {
  public:
   ThreadgroupMemory(int64_t limitBytes, std::string hardwareName)
       : limit_(limitBytes), hardware_(std::move(hardwareName)) {}
 
-  // Records a buffer for `op` and returns it. Throws a CompileError naming
-  // the op when the kernel's total goes over the limit.
+  // Records a buffer for `op` (`insideLoop`: `op` is in a loop body) and
+  // returns it; `sharesWith` is set when it reuses another buffer's memory.
+  // Throws a CompileError naming the op when neither fits.
   const ThreadgroupBuffer& allocate(const ir::Operation& op, const std::string& name, const std::string& elementType,
-                                    int elementBytes, int64_t count, const std::string& purpose);
+                                    int elementBytes, int64_t count, const std::string& purpose, bool insideLoop);
 
   int64_t totalBytes() const { return total_; }
   const std::vector<ThreadgroupBuffer>& buffers() const { return buffers_; }
