@@ -202,6 +202,8 @@ class KernelLowering {
                                 int64_t count, const std::string& purpose);
   std::string threadgroupBufferAt(int copyLevel, const ir::Operation& op, const std::string& hint,
                                   const ir::Type& element, int64_t count, const std::string& purpose);
+  // Bytes of one element of a threadgroup buffer of `element`s.
+  static int elementBytes(const ir::Type& element);
   // A staging buffer for `op`'s `purpose` ("conversion", "join", ...).
   std::string allocateStaging(const ir::Operation& op, const ir::Type& element, int64_t count,
                               const std::string& purpose);

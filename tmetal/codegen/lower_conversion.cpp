@@ -34,7 +34,7 @@ std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operati
     return level.buffers.back();
   }
   std::string elementType = typeOf(element);
-  int bytes = element.isPointer() ? 8 : std::max(1, element.bitWidth() / 8);
+  const int bytes = elementBytes(element);
   std::string name = newName(hint);
   const ThreadgroupBuffer& buffer =
       threadgroupMemory_.allocate(op, name, elementType, bytes, count, purpose, loopDepth_ > 0);
@@ -47,6 +47,10 @@ std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operati
     body_.line(dialect_.barrier());
   }
   return name;
+}
+
+int KernelLowering::elementBytes(const ir::Type& element) {
+  return element.isPointer() ? 8 : std::max(1, element.bitWidth() / 8);
 }
 
 std::string KernelLowering::allocateStaging(const ir::Operation& op, const ir::Type& element, int64_t count,

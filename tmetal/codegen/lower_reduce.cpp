@@ -249,8 +249,14 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     // docs/performance.md.
     constexpr int64_t kSerialPartialCombines = 8;
     const int64_t threads = int64_t(map.root().simdWidth()) * map.root().numSimdGroups();
+    // The shared combine needs a second buffer; where the partials leave no
+    // room for it, every thread combines its own (the kernel still fits).
+    int64_t combinedBytes = 0;
+    for (size_t i = 0; i < numOperands; ++i)
+      combinedBytes += ThreadgroupMemory::roundedBytes(numel, elementBytes(in[i]->element));
     const bool shareCombine = !butterflyFits && groupsPowerOfTwo &&
-                              q * (groupsAlong - 1) > kSerialPartialCombines && threads % groupsAlong == 0;
+                              q * (groupsAlong - 1) > kSerialPartialCombines && threads % groupsAlong == 0 &&
+                              threadgroupMemory_.hasRoomFor(combinedBytes);
     if (butterflyFits) {
       useBuiltin(Builtin::LaneIndex);
       std::string partial = "(" + dialect_.builtinName(Builtin::LaneIndex) + " % " + std::to_string(groupsAlong) + ")";

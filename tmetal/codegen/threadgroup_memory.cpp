@@ -5,7 +5,7 @@ namespace tmetal::codegen {
 const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, const std::string& name,
                                                      const std::string& elementType, int elementBytes, int64_t count,
                                                      const std::string& purpose, bool insideLoop) {
-  const int64_t bytes = (count * elementBytes + 15) / 16 * 16;
+  const int64_t bytes = roundedBytes(count, elementBytes);
   ThreadgroupBuffer buffer{name, elementType, elementBytes, count, bytes, purpose, "", &op, !insideLoop};
   if (total_ + bytes <= limit_) {
     total_ += bytes;

@@ -44,6 +44,11 @@ class ThreadgroupMemory {
   const ThreadgroupBuffer& allocate(const ir::Operation& op, const std::string& name, const std::string& elementType,
                                     int elementBytes, int64_t count, const std::string& purpose, bool insideLoop);
 
+  // Whether buffers of `bytes` more (each rounded up to 16) still get memory
+  // of their own.
+  bool hasRoomFor(int64_t bytes) const { return total_ + bytes <= limit_; }
+  static int64_t roundedBytes(int64_t count, int elementBytes) { return (count * elementBytes + 15) / 16 * 16; }
+
   int64_t totalBytes() const { return total_; }
   const std::vector<ThreadgroupBuffer>& buffers() const { return buffers_; }
 
