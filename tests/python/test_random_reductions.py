@@ -2,9 +2,10 @@
 
 Each case is one `tl.sum`, `tl.max`, `tl.min`, `tl.argmax`, `tl.argmin`, an
 xor `tl.reduce`, or a "centering" (x - max(x) kept as a 3-D tensor and
-stored whole) of a 3-D block of random power-of-two extents, along a random
-axis, in a random dtype, compiled with a random layout policy and SIMD-group
-count, and checked exactly against NumPy. The inputs are small integers, so
+stored whole) of a 3-D block of random power-of-two extents (half the time
+with only a random part of it loaded, the rest masked off as zeros), along a
+random axis, in a random dtype, compiled with a random layout policy and
+SIMD-group count, and checked exactly against NumPy. The inputs are small integers, so
 every float sum is exact whatever the order the layout adds in, and ties are
 common, so argmax and argmin must pick the first index as Triton does.
 
@@ -38,13 +39,15 @@ def _xor(a, b):
 
 
 @triton.jit
-def reduce_kernel(x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr,
+def reduce_kernel(x_ptr, out_ptr, na, nb, nc, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, AXIS: tl.constexpr,
                   OP: tl.constexpr):
     a = tl.arange(0, A)
     b = tl.arange(0, B)
     c = tl.arange(0, C)
     offs = a[:, None, None] * (B * C) + b[None, :, None] * C + c[None, None, :]
-    x = tl.load(x_ptr + offs)
+    # Elements past (na, nb, nc) are masked off and read as 0.
+    mask = (a[:, None, None] < na) & (b[None, :, None] < nb) & (c[None, None, :] < nc)
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
     if OP == "center":
         tl.store(out_ptr + offs, x - tl.max(x, axis=AXIS, keep_dims=True))
     else:
@@ -76,7 +79,7 @@ FOUND = [
     # The reduction's partials took all 32 KB of threadgroup memory, so its
     # shared combine's second buffer did not fit: refused, now combined by
     # every thread from the partials.
-    ((64, 64, 2), 2, "center", "float16", "COLUMN_MAJOR", 4),
+    ((64, 64, 2), 2, "center", "float16", "COLUMN_MAJOR", 4, (64, 64, 2)),
 ]
 
 
@@ -91,13 +94,16 @@ def _cases():
             continue
         op = rng.choice(OPS)
         dtype = rng.choice(["int32"] if op == "xor" else list(DTYPES))
-        cases.append((shape, rng.randrange(3), op, dtype, rng.choice(POLICIES), rng.choice([1, 2, 4, 8])))
+        # Half the cases read a random part of the block, the rest all of it.
+        real = tuple(rng.randint(1, e) for e in shape) if rng.random() < 0.5 else shape
+        cases.append((shape, rng.randrange(3), op, dtype, rng.choice(POLICIES), rng.choice([1, 2, 4, 8]), real))
     return cases
 
 
 def _case_id(case):
-    shape, axis, op, dtype, policy, num_warps = case
-    return f"{'x'.join(map(str, shape))}-axis{axis}-{op}-{dtype}-{policy.lower()}-w{num_warps}"
+    shape, axis, op, dtype, policy, num_warps, real = case
+    masked = "" if real == shape else "-real" + "x".join(map(str, real))
+    return f"{'x'.join(map(str, shape))}{masked}-axis{axis}-{op}-{dtype}-{policy.lower()}-w{num_warps}"
 
 
 def _reference(x: np.ndarray, axis: int, op: str) -> np.ndarray:
@@ -112,12 +118,14 @@ def _reference(x: np.ndarray, axis: int, op: str) -> np.ndarray:
 
 @pytest.mark.parametrize("case", _cases(), ids=_case_id)
 def test_random_reduction_matches_numpy(codegen_emulator, case):
-    shape, axis, op, dtype, policy, num_warps = case
+    shape, axis, op, dtype, policy, num_warps, real = case
     rng = np.random.default_rng(zlib.crc32(_case_id(case).encode()))
     # Small integers: sums of up to 64 of them are exact in float16 too.
     x = rng.integers(-8, 9, size=shape).astype(DTYPES[dtype])
-    expected = _reference(x, axis, op)
+    seen = np.zeros_like(x)
+    seen[:real[0], :real[1], :real[2]] = x[:real[0], :real[1], :real[2]]
+    expected = _reference(seen, axis, op)
     out = np.zeros(expected.shape, expected.dtype)
-    reduce_kernel[(1, )](triton_metal.tensor(x), triton_metal.tensor(out), A=shape[0], B=shape[1], C=shape[2],
+    reduce_kernel[(1, )](triton_metal.tensor(x), triton_metal.tensor(out), *real, A=shape[0], B=shape[1], C=shape[2],
                          AXIS=axis, OP=op, num_warps=num_warps, layout=policy)
     np.testing.assert_array_equal(out, expected, err_msg=_case_id(case))
