@@ -80,6 +80,10 @@ FOUND = [
     # shared combine's second buffer did not fit: refused, now combined by
     # every thread from the partials.
     ((64, 64, 2), 2, "center", "float16", "COLUMN_MAJOR", 4, (64, 64, 2)),
+    # The partials alone (value and index, 32 KB each) passed the limit:
+    # refused, now the SIMD groups take turns on one slot per output.
+    ((32, 64, 4), 2, "argmin", "float32", "COLUMN_MAJOR", 4, (32, 64, 4)),
+    ((32, 64, 4), 2, "sum", "float32", "COLUMN_MAJOR", 4, (32, 61, 3)),
 ]
 
 
@@ -129,3 +133,17 @@ def test_random_reduction_matches_numpy(codegen_emulator, case):
     reduce_kernel[(1, )](triton_metal.tensor(x), triton_metal.tensor(out), *real, A=shape[0], B=shape[1], C=shape[2],
                          AXIS=axis, OP=op, num_warps=num_warps, layout=policy)
     np.testing.assert_array_equal(out, expected, err_msg=_case_id(case))
+
+
+def test_partials_past_the_limit_take_turns(codegen_emulator):
+    # 2048 outputs x 4 SIMD groups x (value, index) would be 64 KB of
+    # partials; taking turns on one slot per output needs 16 KB.
+    rng = np.random.default_rng(5)
+    x = rng.integers(-8, 9, size=(32, 64, 4)).astype(np.float32)
+    out = np.zeros((32, 64), np.int32)
+    compiled = reduce_kernel[(1, )](triton_metal.tensor(x), triton_metal.tensor(out), 32, 64, 4, A=32, B=64, C=4,
+                                    AXIS=2, OP="argmin", num_warps=4, layout="COLUMN_MAJOR")
+    np.testing.assert_array_equal(out, x.argmin(axis=2))
+    (reduction, ) = compiled.metadata.tmetal_abi["layouts"]["reductions"]
+    assert reduction["simd_groups"] == {"count": 4, "combine": "threadgroup memory, one SIMD group at a time"}
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] == 16384

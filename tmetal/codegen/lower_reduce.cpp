@@ -186,9 +186,21 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
   if (groupsAlong > 1) {
     int64_t numel = 1;
     for (int64_t e : resultShape) numel *= e;
+    // Every SIMD group's partials at once take numel * G elements per
+    // operand. Where those do not fit the threadgroup's memory, the groups
+    // take turns on one slot per element instead: group g combines its
+    // partials with what the groups before it left there, a barrier after
+    // each turn (G - 1 more barriers), and then every thread reads the
+    // results. (A tt.reduce is never in a loop body the lowering writes out
+    // twice, so both copies cannot decide differently.)
+    int64_t partialBytes = 0;
+    for (size_t i = 0; i < numOperands; ++i)
+      partialBytes += ThreadgroupMemory::roundedBytes(numel * groupsAlong, elementBytes(in[i]->element));
+    const bool takeTurns = !threadgroupMemory_.hasRoomFor(partialBytes);
     std::vector<std::string> buffers;
     for (size_t i = 0; i < numOperands; ++i) {
-      buffers.push_back(threadgroupBuffer(op, acc[i] + "_partials", in[i]->element, numel * groupsAlong,
+      buffers.push_back(threadgroupBuffer(op, acc[i] + "_partials", in[i]->element,
+                                          takeTurns ? numel : numel * groupsAlong,
                                           "partials of the reduction at " + op.loc().userPos().str()));
     }
     // One writer per (element, SIMD group): lane coordinate 0 along the
@@ -214,131 +226,161 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
       return e == "0" ? g : g + " + " + e;
     };
     barrierBeforeReuse();
-    std::string joined;
-    for (const std::string& c : cond) joined += (joined.empty() ? "" : " && ") + c;
-    if (!joined.empty()) body_.open("if (" + joined + ")");
-    forEachAcc([&](const std::string& idx) {
-      std::vector<std::string> lines;
-      for (size_t i = 0; i < numOperands; ++i)
-        lines.push_back(buffers[i] + "[" + slot(idx, group) + "] = " + accAt(i, idx) + ";");
-      return lines;
-    });
-    if (!joined.empty()) body_.close();
-    body_.line(dialect_.barrier());
-    // Lane l of every SIMD group reads the partial of group l % groupsAlong,
-    // and a butterfly over those lanes combines them: log2(groups) shuffles
-    // instead of a serial chain of groups - 1 combines per thread. Measured
-    // through the CUDA target (16384x16384 argmax along rows, H200): 651 ->
-    // 524 us. Every lane of every group computes the same result in the same
-    // order, so all threads agree bit for bit.
-    // Only where every lane of a SIMD group holds the same result elements
-    // (all lanes along the reduced axis); otherwise partners would mix
-    // different outputs.
-    const bool groupsPowerOfTwo = (groupsAlong & (groupsAlong - 1)) == 0;
-    bool butterflyFits = map.root().lanesPerSimd[ra] == map.root().simdWidth() &&
-                         groupsAlong <= map.root().simdWidth() && groupsPowerOfTwo;
-    // Otherwise each thread would combine all G partials of each of its q
-    // result registers, q * (G - 1) combines, every thread repeating the
-    // work of the others along the axis. Where that is more than
-    // kSerialPartialCombines, the threadgroup shares it: P = min(G, 32)
-    // neighbouring threads take one result element, each combines G / P
-    // neighbouring partials, a butterfly over the P joins them (lower
-    // partials first), the first of the P writes the element to a second
-    // buffer, and after a barrier every thread reads its results from there.
-    // Measured through the CUDA target (float16 column argmax, H200):
-    // docs/performance.md.
-    constexpr int64_t kSerialPartialCombines = 8;
-    const int64_t threads = int64_t(map.root().simdWidth()) * map.root().numSimdGroups();
-    // The shared combine needs a second buffer; where the partials leave no
-    // room for it, every thread combines its own (the kernel still fits).
-    int64_t combinedBytes = 0;
-    for (size_t i = 0; i < numOperands; ++i)
-      combinedBytes += ThreadgroupMemory::roundedBytes(numel, elementBytes(in[i]->element));
-    const bool shareCombine = !butterflyFits && groupsPowerOfTwo &&
-                              q * (groupsAlong - 1) > kSerialPartialCombines && threads % groupsAlong == 0 &&
-                              threadgroupMemory_.hasRoomFor(combinedBytes);
-    if (butterflyFits) {
-      useBuiltin(Builtin::LaneIndex);
-      std::string partial = "(" + dialect_.builtinName(Builtin::LaneIndex) + " % " + std::to_string(groupsAlong) + ")";
-      forEachAcc([&](const std::string& idx) {
-        std::vector<std::string> lines;
-        for (size_t i = 0; i < numOperands; ++i)
-          lines.push_back(accAt(i, idx) + " = " + buffers[i] + "[" + slot(idx, partial) + "];");
-        return lines;
-      });
-      shuffleButterfly(1, groupsAlong);
-    } else if (shareCombine) {
-      const int64_t P = std::min<int64_t>(groupsAlong, map.root().simdWidth());
-      const int64_t perLane = groupsAlong / P, slots = threads / P, rounds = (numel + slots - 1) / slots;
-      std::vector<std::string> combined;
-      for (size_t i = 0; i < numOperands; ++i) {
-        combined.push_back(threadgroupBuffer(op, acc[i] + "_combined", in[i]->element, numel,
-                                             "combined partials of the reduction at " + op.loc().userPos().str()));
-      }
-      useBuiltin(Builtin::ThreadIndex);
-      const std::string tid = "int(" + dialect_.builtinName(Builtin::ThreadIndex) + ")";
-      const std::string N = std::to_string(numel), Ps = std::to_string(P);
-      const std::string round = rounds > 1 ? " + round * " + std::to_string(slots) : "";
-      if (rounds > 1) body_.open("for (int round = 0; round < " + std::to_string(rounds) + "; ++round)");
-      else body_.open("");
-      // Every lane of a SIMD group runs every round (the shuffles need them
-      // all); a lane past the last element recomputes the last one and does
-      // not write it.
-      body_.line("int element = " + tid + " / " + Ps + round + ";");
-      body_.line("int first = (" + tid + " % " + Ps + ") * " + std::to_string(perLane) + ";");
-      body_.line("int at = element < " + N + " ? element : " + N + " - 1;");
-      std::vector<std::string> vars, others;
-      for (size_t i = 0; i < numOperands; ++i) {
-        vars.push_back(newName(acc[i] + "_part"));
-        body_.line(typeOf(in[i]->element) + " " + vars[i] + " = " + buffers[i] + "[first * " + N + " + at];");
-        others.push_back(buffers[i] + "[(first + w) * " + N + " + at]");
-      }
-      if (perLane > 1) {
-        body_.open("for (int w = 1; w < " + std::to_string(perLane) + "; ++w)");
-        for (const std::string& st : combineStatements(op, vars, others)) body_.line(st);
-        body_.close();
-      }
-      if (P > 1) {
-        body_.open("for (uint m = 1; m < " + Ps + "; m *= 2)");
-        for (const std::string& st : butterflyStep(vars)) body_.line(st);
-        body_.close();
-      }
-      body_.open("if (" + tid + " % " + Ps + " == 0 && element < " + N + ")");
-      for (size_t i = 0; i < numOperands; ++i) body_.line(combined[i] + "[element] = " + vars[i] + ";");
-      body_.close();
-      body_.close();
-      body_.line(dialect_.barrier());
-      forEachAcc([&](const std::string& idx) {
-        std::vector<std::string> lines;
-        for (size_t i = 0; i < numOperands; ++i)
-          lines.push_back(accAt(i, idx) + " = " + combined[i] + "[" + slot(idx, "0") + "];");
-        return lines;
-      });
-    } else {
+    if (takeTurns) {
+      cond.push_back(group + " == turn");
+      std::string joined;
+      for (const std::string& c : cond) joined += (joined.empty() ? "" : " && ") + c;
+      body_.open("for (int turn = 0; turn < " + std::to_string(groupsAlong) + "; ++turn)");
+      body_.open("if (" + joined + ")");
       forEachAcc([&](const std::string& idx) {
         std::vector<std::string> lines, a, o;
         for (size_t i = 0; i < numOperands; ++i) {
-          lines.push_back(accAt(i, idx) + " = " + buffers[i] + "[" + slot(idx, "0") + "];");
           a.push_back(accAt(i, idx));
-          o.push_back(buffers[i] + "[" + slot(idx, "w") + "]");
+          o.push_back(buffers[i] + "[" + slot(idx, "0") + "]");
         }
-        std::vector<std::string> stmts = combineStatements(op, a, o);
-        std::string head = "for (int w = 1; w < " + std::to_string(groupsAlong) + "; ++w)";
-        if (stmts.size() == 1) {
-          lines.push_back(head + " " + stmts[0]);
-        } else {
-          lines.push_back(head + " {");
-          for (const std::string& s : stmts) lines.push_back("  " + s);
-          lines.push_back("}");
-        }
+        lines.push_back("if (turn > 0) {");
+        for (const std::string& st : combineStatements(op, a, o)) lines.push_back("  " + st);
+        lines.push_back("}");
+        for (size_t i = 0; i < numOperands; ++i) lines.push_back(o[i] + " = " + a[i] + ";");
         return lines;
       });
+      body_.close();
+      body_.line(dialect_.barrier());
+      body_.close();
+      forEachAcc([&](const std::string& idx) {
+        std::vector<std::string> lines;
+        for (size_t i = 0; i < numOperands; ++i)
+          lines.push_back(accAt(i, idx) + " = " + buffers[i] + "[" + slot(idx, "0") + "];");
+        return lines;
+      });
+      decision["simd_groups"] = {{"count", groupsAlong}, {"combine", "threadgroup memory, one SIMD group at a time"}};
+    } else {
+      std::string joined;
+      for (const std::string& c : cond) joined += (joined.empty() ? "" : " && ") + c;
+      if (!joined.empty()) body_.open("if (" + joined + ")");
+      forEachAcc([&](const std::string& idx) {
+        std::vector<std::string> lines;
+        for (size_t i = 0; i < numOperands; ++i)
+          lines.push_back(buffers[i] + "[" + slot(idx, group) + "] = " + accAt(i, idx) + ";");
+        return lines;
+      });
+      if (!joined.empty()) body_.close();
+      body_.line(dialect_.barrier());
+      // Lane l of every SIMD group reads the partial of group l % groupsAlong,
+      // and a butterfly over those lanes combines them: log2(groups) shuffles
+      // instead of a serial chain of groups - 1 combines per thread. Measured
+      // through the CUDA target (16384x16384 argmax along rows, H200): 651 ->
+      // 524 us. Every lane of every group computes the same result in the same
+      // order, so all threads agree bit for bit.
+      // Only where every lane of a SIMD group holds the same result elements
+      // (all lanes along the reduced axis); otherwise partners would mix
+      // different outputs.
+      const bool groupsPowerOfTwo = (groupsAlong & (groupsAlong - 1)) == 0;
+      bool butterflyFits = map.root().lanesPerSimd[ra] == map.root().simdWidth() &&
+                           groupsAlong <= map.root().simdWidth() && groupsPowerOfTwo;
+      // Otherwise each thread would combine all G partials of each of its q
+      // result registers, q * (G - 1) combines, every thread repeating the
+      // work of the others along the axis. Where that is more than
+      // kSerialPartialCombines, the threadgroup shares it: P = min(G, 32)
+      // neighbouring threads take one result element, each combines G / P
+      // neighbouring partials, a butterfly over the P joins them (lower
+      // partials first), the first of the P writes the element to a second
+      // buffer, and after a barrier every thread reads its results from there.
+      // Measured through the CUDA target (float16 column argmax, H200):
+      // docs/performance.md.
+      constexpr int64_t kSerialPartialCombines = 8;
+      const int64_t threads = int64_t(map.root().simdWidth()) * map.root().numSimdGroups();
+      // The shared combine needs a second buffer; where the partials leave no
+      // room for it, every thread combines its own (the kernel still fits).
+      int64_t combinedBytes = 0;
+      for (size_t i = 0; i < numOperands; ++i)
+        combinedBytes += ThreadgroupMemory::roundedBytes(numel, elementBytes(in[i]->element));
+      const bool shareCombine = !butterflyFits && groupsPowerOfTwo &&
+                                q * (groupsAlong - 1) > kSerialPartialCombines && threads % groupsAlong == 0 &&
+                                threadgroupMemory_.hasRoomFor(combinedBytes);
+      if (butterflyFits) {
+        useBuiltin(Builtin::LaneIndex);
+        std::string partial = "(" + dialect_.builtinName(Builtin::LaneIndex) + " % " + std::to_string(groupsAlong) + ")";
+        forEachAcc([&](const std::string& idx) {
+          std::vector<std::string> lines;
+          for (size_t i = 0; i < numOperands; ++i)
+            lines.push_back(accAt(i, idx) + " = " + buffers[i] + "[" + slot(idx, partial) + "];");
+          return lines;
+        });
+        shuffleButterfly(1, groupsAlong);
+      } else if (shareCombine) {
+        const int64_t P = std::min<int64_t>(groupsAlong, map.root().simdWidth());
+        const int64_t perLane = groupsAlong / P, slots = threads / P, rounds = (numel + slots - 1) / slots;
+        std::vector<std::string> combined;
+        for (size_t i = 0; i < numOperands; ++i) {
+          combined.push_back(threadgroupBuffer(op, acc[i] + "_combined", in[i]->element, numel,
+                                               "combined partials of the reduction at " + op.loc().userPos().str()));
+        }
+        useBuiltin(Builtin::ThreadIndex);
+        const std::string tid = "int(" + dialect_.builtinName(Builtin::ThreadIndex) + ")";
+        const std::string N = std::to_string(numel), Ps = std::to_string(P);
+        const std::string round = rounds > 1 ? " + round * " + std::to_string(slots) : "";
+        if (rounds > 1) body_.open("for (int round = 0; round < " + std::to_string(rounds) + "; ++round)");
+        else body_.open("");
+        // Every lane of a SIMD group runs every round (the shuffles need them
+        // all); a lane past the last element recomputes the last one and does
+        // not write it.
+        body_.line("int element = " + tid + " / " + Ps + round + ";");
+        body_.line("int first = (" + tid + " % " + Ps + ") * " + std::to_string(perLane) + ";");
+        body_.line("int at = element < " + N + " ? element : " + N + " - 1;");
+        std::vector<std::string> vars, others;
+        for (size_t i = 0; i < numOperands; ++i) {
+          vars.push_back(newName(acc[i] + "_part"));
+          body_.line(typeOf(in[i]->element) + " " + vars[i] + " = " + buffers[i] + "[first * " + N + " + at];");
+          others.push_back(buffers[i] + "[(first + w) * " + N + " + at]");
+        }
+        if (perLane > 1) {
+          body_.open("for (int w = 1; w < " + std::to_string(perLane) + "; ++w)");
+          for (const std::string& st : combineStatements(op, vars, others)) body_.line(st);
+          body_.close();
+        }
+        if (P > 1) {
+          body_.open("for (uint m = 1; m < " + Ps + "; m *= 2)");
+          for (const std::string& st : butterflyStep(vars)) body_.line(st);
+          body_.close();
+        }
+        body_.open("if (" + tid + " % " + Ps + " == 0 && element < " + N + ")");
+        for (size_t i = 0; i < numOperands; ++i) body_.line(combined[i] + "[element] = " + vars[i] + ";");
+        body_.close();
+        body_.close();
+        body_.line(dialect_.barrier());
+        forEachAcc([&](const std::string& idx) {
+          std::vector<std::string> lines;
+          for (size_t i = 0; i < numOperands; ++i)
+            lines.push_back(accAt(i, idx) + " = " + combined[i] + "[" + slot(idx, "0") + "];");
+          return lines;
+        });
+      } else {
+        forEachAcc([&](const std::string& idx) {
+          std::vector<std::string> lines, a, o;
+          for (size_t i = 0; i < numOperands; ++i) {
+            lines.push_back(accAt(i, idx) + " = " + buffers[i] + "[" + slot(idx, "0") + "];");
+            a.push_back(accAt(i, idx));
+            o.push_back(buffers[i] + "[" + slot(idx, "w") + "]");
+          }
+          std::vector<std::string> stmts = combineStatements(op, a, o);
+          std::string head = "for (int w = 1; w < " + std::to_string(groupsAlong) + "; ++w)";
+          if (stmts.size() == 1) {
+            lines.push_back(head + " " + stmts[0]);
+          } else {
+            lines.push_back(head + " {");
+            for (const std::string& s : stmts) lines.push_back("  " + s);
+            lines.push_back("}");
+          }
+          return lines;
+        });
+      }
+      decision["simd_groups"] = {
+          {"count", groupsAlong},
+          {"combine", butterflyFits  ? "threadgroup memory, then simd_shuffle_xor butterfly"
+                      : shareCombine ? "threadgroup memory, combined by the whole threadgroup"
+                                     : "threadgroup memory"}};
     }
-    decision["simd_groups"] = {
-        {"count", groupsAlong},
-        {"combine", butterflyFits  ? "threadgroup memory, then simd_shuffle_xor butterfly"
-                    : shareCombine ? "threadgroup memory, combined by the whole threadgroup"
-                                   : "threadgroup memory"}};
   }
   decisions_["reductions"].push_back(decision);
 
