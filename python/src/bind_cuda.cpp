@@ -24,7 +24,6 @@
 #include "tmetal/runtime/cuda/cuda_launcher.h"
 #include "tmetal/runtime/cuda/nvrtc_compiler.h"
 #include "tmetal/support/diagnostic.h"
-#include "tmetal/support/grid_limits.h"
 
 namespace tmetal::python {
 
@@ -116,12 +115,7 @@ class PyCudaKernel {
       raiseTmetalError("LaunchError", "kernel '" + metadata.kernelName + "' takes " +
                                           std::to_string(metadata.params.size()) + " arguments, got " +
                                           std::to_string(given));
-    if (grid.empty() || grid.size() > 3)
-      raiseTmetalError("LaunchError", "the grid has 1 to 3 dimensions, got " + std::to_string(grid.size()));
-    std::array<int64_t, 3> wide = {1, 1, 1};
-    for (size_t i = 0; i < grid.size(); ++i) wide[i] = grid[i];
-    if (std::string problem = gridProblem(wide); !problem.empty()) raiseTmetalError("LaunchError", problem);
-    std::array<uint32_t, 3> grid3 = {uint32_t(wide[0]), uint32_t(wide[1]), uint32_t(wide[2])};
+    const std::array<uint32_t, 3> grid3 = launchGrid(grid);
     std::vector<cuda::LaunchArg> launchArgs;
     launchArgs.reserve(given);
     for (size_t i = 0; i < given; ++i) {

@@ -7,6 +7,7 @@
 
 #include "python/src/binding.h"
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/grid_limits.h"
 
 namespace tmetal::python {
 
@@ -23,6 +24,15 @@ void raiseTmetalError(const char* className, const std::string& message, const s
 void raiseUnavailable(const std::string& what) {
   raiseTmetalError("UnavailableError", what + " is not part of this build of triton_metal._core "
                                               "(its pipeline stage has not landed in tmetal yet, or was built without it)");
+}
+
+std::array<uint32_t, 3> launchGrid(const std::vector<int64_t>& grid) {
+  if (grid.empty() || grid.size() > 3)
+    raiseTmetalError("LaunchError", "the grid has 1 to 3 dimensions, got " + std::to_string(grid.size()));
+  std::array<int64_t, 3> wide = {1, 1, 1};
+  for (size_t i = 0; i < grid.size(); ++i) wide[i] = grid[i];
+  if (std::string problem = gridProblem(wide); !problem.empty()) raiseTmetalError("LaunchError", problem);
+  return {uint32_t(wide[0]), uint32_t(wide[1]), uint32_t(wide[2])};
 }
 
 namespace {

@@ -7,7 +7,10 @@
 // caster missing in one file breaks the others at link time: ODR).
 #include <nanobind/stl/string.h>
 
+#include <array>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tmetal::python {
 
@@ -29,5 +32,10 @@ void bindCuda(nb::module_& m);
 
 // Raises triton_metal.errors.UnavailableError: `what` is not part of this build.
 [[noreturn]] void raiseUnavailable(const std::string& what);
+
+// A launch's grid of 1 to 3 dimensions as (x, y, z), the missing ones 1;
+// raises triton_metal.errors.LaunchError for another number of dimensions or
+// for a grid past tmetal/support/grid_limits.h.
+std::array<uint32_t, 3> launchGrid(const std::vector<int64_t>& grid);
 
 }  // namespace tmetal::python
