@@ -21,6 +21,9 @@ import triton  # noqa: E402
 import triton_metal  # noqa: E402
 from triton_metal import errors  # noqa: E402
 
+import test_random_reductions as random_reductions  # noqa: E402
+from test_plugin_launch import two_dots_kernel  # noqa: E402
+
 if not triton_metal.capabilities().get("cuda"):
     pytest.skip("triton_metal._core was built without the CUDA runtime", allow_module_level=True)
 
@@ -125,3 +128,25 @@ def test_do_bench_times_a_kernel(cuda_driver):
     assert ms > 0
     torch.testing.assert_close(out, x + y)
     print(f"vector_add_f32 ({n} elements) through the CUDA validation mode: {ms:.4f} ms")
+
+
+# The randomized reductions of test_random_reductions.py (the same fixed
+# cases), on the GPU: 32 lanes in lock step, real barriers and shuffles.
+@pytest.mark.parametrize("case", random_reductions.CASES, ids=random_reductions._case_id)
+def test_random_reduction_on_cuda(cuda_driver, case):
+    random_reductions.run_case(case, to_device=lambda a: torch.from_numpy(a.copy()).cuda(),
+                               to_host=lambda t: t.cpu().numpy(), synchronize=torch.cuda.synchronize)
+
+
+def test_ops_past_the_threadgroup_memory_limit_reuse_buffers_on_cuda(cuda_driver):
+    # Two 64x64 float32 dots: the second one's operands are pointers into the
+    # first one's shared memory, written after a barrier (docs/codegen.md,
+    # "Threadgroup memory").
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(-4, 5, (64, 64)).astype(np.float32) for _ in range(2))
+    out = torch.zeros((64, 64), device="cuda")
+    compiled = two_dots_kernel[(1, )](torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), out, N=64)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(out.cpu().numpy(), (a @ b) @ b)
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] == 32768
+    assert b"float* tg_dot_a0 = reinterpret_cast<float*>(tg_dot_a);" in compiled.asm["cuda"]

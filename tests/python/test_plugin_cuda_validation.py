@@ -231,3 +231,16 @@ def test_every_suite_kernel_compiles_to_cuda_through_the_plugin(fake_cuda, case)
     for key in ("kernel", "params", "threads_per_threadgroup", "threadgroup_memory_bytes"):
         assert cuda_abi.get(key) == msl_abi.get(key), key
     assert compiled.metadata.tmetal_abi["target"] == "cuda"
+
+
+def test_buffers_past_the_threadgroup_memory_limit_alias_shared_arrays_in_cuda(fake_cuda):
+    """The CUDA dialect spells a reused buffer (docs/codegen.md, "Threadgroup
+    memory") as a pointer into the earlier op's __shared__ array, as the MSL
+    does with a threadgroup pointer; test_plugin_cuda.py runs it on a GPU."""
+    from test_plugin_launch import two_dots_kernel
+    a = FakeCudaTensor(np.zeros((64, 64), np.float32))
+    compiled = two_dots_kernel.warmup(a, a, a, N=64, grid=(1, ))
+    source = compiled.asm["cuda"].decode()
+    assert "__shared__ float tg_dot_a[4096];" in source
+    assert "float* tg_dot_a0 = reinterpret_cast<float*>(tg_dot_a);" in source
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] == 32768

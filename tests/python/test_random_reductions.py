@@ -120,8 +120,12 @@ def _reference(x: np.ndarray, axis: int, op: str) -> np.ndarray:
     return result.astype(np.int32) if op.startswith("arg") else result.astype(x.dtype)
 
 
-@pytest.mark.parametrize("case", _cases(), ids=_case_id)
-def test_random_reduction_matches_numpy(codegen_emulator, case):
+CASES = _cases()
+
+
+def run_case(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None) -> None:
+    """Runs one case and checks it against NumPy. The device hooks let the
+    CUDA validation mode (test_plugin_cuda.py) run the same cases on a GPU."""
     shape, axis, op, dtype, policy, num_warps, real = case
     rng = np.random.default_rng(zlib.crc32(_case_id(case).encode()))
     # Small integers: sums of up to 64 of them are exact in float16 too.
@@ -129,10 +133,16 @@ def test_random_reduction_matches_numpy(codegen_emulator, case):
     seen = np.zeros_like(x)
     seen[:real[0], :real[1], :real[2]] = x[:real[0], :real[1], :real[2]]
     expected = _reference(seen, axis, op)
-    out = np.zeros(expected.shape, expected.dtype)
-    reduce_kernel[(1, )](triton_metal.tensor(x), triton_metal.tensor(out), *real, A=shape[0], B=shape[1], C=shape[2],
-                         AXIS=axis, OP=op, num_warps=num_warps, layout=policy)
-    np.testing.assert_array_equal(out, expected, err_msg=_case_id(case))
+    out = to_device(np.zeros(expected.shape, expected.dtype))
+    reduce_kernel[(1, )](to_device(x), out, *real, A=shape[0], B=shape[1], C=shape[2], AXIS=axis, OP=op,
+                         num_warps=num_warps, layout=policy)
+    synchronize()
+    np.testing.assert_array_equal(to_host(out), expected, err_msg=_case_id(case))
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_random_reduction_matches_numpy(codegen_emulator, case):
+    run_case(case)
 
 
 def test_partials_past_the_limit_take_turns(codegen_emulator):
