@@ -210,6 +210,9 @@ if [ -z "$BINDING" ]; then
   plugin_rc=$?
   if [ $plugin_rc -ne 0 ]; then
     failures=$((failures + 1))
+  elif grep -q "nanobind: leaked" "$OUT/plugin_cuda.log"; then
+    say "plugin (TRITON_METAL_DEVICE=cuda): objects of the binding were still alive at exit: $(grep -m1 "nanobind: leaked" "$OUT/plugin_cuda.log")"
+    failures=$((failures + 1))
   elif ! tail -1 "$OUT/plugin_cuda.log" | grep -q "passed"; then
     say "plugin (TRITON_METAL_DEVICE=cuda): nothing ran: $(grep -m1 "^SKIPPED" "$OUT/plugin_cuda.log")"
     failures=$((failures + 1))

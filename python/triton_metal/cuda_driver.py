@@ -28,8 +28,10 @@ num_warps x 32 threads, one block per Metal threadgroup.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +53,7 @@ def cuda_device_ordinal() -> int:
         raise errors.UnavailableError(f"TMETAL_CUDA_DEVICE={value!r} is not a device number") from None
 
 
-@dataclass
+@dataclass(eq=False)
 class CudaProgram:
     """A kernel's CUDA source as `utils.load_binary` hands it to the launcher;
     NVRTC compiles it on the first launch (the runtime needs the metadata,
@@ -60,6 +62,21 @@ class CudaProgram:
     name: str
     source: str
     compiled: Any = field(default=None, repr=False)
+
+
+# The programs whose kernels NVRTC compiled, released at exit (below).
+_compiled_programs: "weakref.WeakSet[CudaProgram]" = weakref.WeakSet()
+
+
+@atexit.register
+def _release_compiled_kernels() -> None:
+    """Unloads every compiled kernel's CUDA module while the interpreter and
+    the CUDA context are still whole. Triton's JIT caches hold the programs
+    until interpreter shutdown, which may tear the binding down first: then
+    the modules are never unloaded and nanobind reports each kernel as a leak
+    (`nanobind: leaked N instances`)."""
+    for program in list(_compiled_programs):
+        program.compiled = None
 
 
 class CudaRuntime:
@@ -146,6 +163,7 @@ class CudaValidationLauncher:
         try:
             if function.compiled is None:
                 function.compiled = self.runtime.compile(function.source, json.dumps(self.abi), self.device)
+                _compiled_programs.add(function)
             self.runtime.launch(function.compiled, kernel_args, [int(gridX), int(gridY), int(gridZ)],
                                 int(stream or 0))
         except errors.TmetalError as error:

@@ -189,6 +189,19 @@ def test_launch_packs_device_pointers_scalars_grid_and_stream(fake_cuda):
     assert "msl" not in compiled.asm
 
 
+def test_compiled_kernels_are_released_at_exit(fake_cuda):
+    # Triton's caches keep the programs alive to interpreter shutdown; the
+    # exit hook drops their CUDA modules first (else nanobind reports leaks).
+    case = suite.get_case("vector_add_f32")
+    compiled = case.kernel[case.grid](*cuda_args(case, case.args()), **case.constexprs)
+    program = compiled.module
+    assert program.compiled == "compiled-1"
+    cuda_driver._release_compiled_kernels()
+    assert program.compiled is None
+    case.kernel[case.grid](*cuda_args(case, case.args()), **case.constexprs)  # compiled again when launched again
+    assert [c[0] for c in fake_cuda.calls] == ["compile", "launch", "compile", "launch"]
+
+
 def test_host_memory_is_refused(fake_cuda):
     case = suite.get_case("vector_add_f32")
     args = case.args()
