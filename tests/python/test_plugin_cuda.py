@@ -22,6 +22,9 @@ import triton_metal  # noqa: E402
 from triton_metal import errors  # noqa: E402
 
 import test_random_reductions as random_reductions  # noqa: E402
+import test_random_scans as random_scans  # noqa: E402
+import test_random_dots as random_dots  # noqa: E402
+import test_random_shapes as random_shapes  # noqa: E402
 from test_plugin_launch import two_dots_kernel  # noqa: E402
 
 if not triton_metal.capabilities().get("cuda"):
@@ -130,12 +133,31 @@ def test_do_bench_times_a_kernel(cuda_driver):
     print(f"vector_add_f32 ({n} elements) through the CUDA validation mode: {ms:.4f} ms")
 
 
-# The randomized reductions of test_random_reductions.py (the same fixed
-# cases), on the GPU: 32 lanes in lock step, real barriers and shuffles.
+# The randomized reductions, scans, dots and shape operations (the same
+# fixed cases as on the emulator), on the GPU: 32 lanes in lock step, real
+# barriers and shuffles.
+ON_CUDA = dict(to_device=lambda a: torch.from_numpy(a.copy()).cuda(), to_host=lambda t: t.cpu().numpy(),
+               synchronize=torch.cuda.synchronize)
+
+
 @pytest.mark.parametrize("case", random_reductions.CASES, ids=random_reductions._case_id)
 def test_random_reduction_on_cuda(cuda_driver, case):
-    random_reductions.run_case(case, to_device=lambda a: torch.from_numpy(a.copy()).cuda(),
-                               to_host=lambda t: t.cpu().numpy(), synchronize=torch.cuda.synchronize)
+    random_reductions.run_case(case, **ON_CUDA)
+
+
+@pytest.mark.parametrize("case", random_scans.CASES, ids=random_scans._case_id)
+def test_random_scan_on_cuda(cuda_driver, case):
+    random_scans.run_case(case, **ON_CUDA)
+
+
+@pytest.mark.parametrize("case", random_dots.CASES, ids=random_dots._case_id)
+def test_random_dot_on_cuda(cuda_driver, case):
+    random_dots.run_case(case, **ON_CUDA)
+
+
+@pytest.mark.parametrize("case", random_shapes.CASES, ids=random_shapes._case_id)
+def test_random_shape_operation_on_cuda(cuda_driver, case):
+    random_shapes.run_case(case, **ON_CUDA)
 
 
 def test_ops_past_the_threadgroup_memory_limit_reuse_buffers_on_cuda(cuda_driver):

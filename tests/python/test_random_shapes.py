@@ -1,0 +1,144 @@
+"""Randomized shape operations through the real Triton frontend and the emulator.
+
+Each case loads a 3-D block of random power-of-two extents (half the time
+with only a random part of it, the rest masked off as zeros) and changes
+its shape, which makes the code generator move elements between layouts:
+`tl.permute` by a random order (stored in the permuted tensor's own layout),
+`tl.reshape` merging two dimensions and then summing along one of the two
+left, `tl.join` with its negation and reshaped to interleave the two, or
+`tl.split` of the pairs along the last dimension. Each takes a random
+dtype, layout policy and SIMD-group count, and is checked exactly against
+NumPy (the inputs are small integers).
+
+As test_random_reductions.py: a fixed seed, TMETAL_RANDOM_SHAPES=N cases
+(default 32), TMETAL_RANDOM_SHAPES_SEED for another set; test_plugin_cuda.py
+runs the same cases on an NVIDIA GPU.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import zlib
+
+import numpy as np
+import pytest
+import triton
+import triton.language as tl
+
+import triton_metal
+
+POLICIES = ["COALESCED", "ROW_MAJOR", "COLUMN_MAJOR", "TILED", "DEFAULT"]
+OPS = ["permute", "merge_front_sum", "merge_back_sum", "join", "split"]
+DTYPES = {"float32": np.float32, "float16": np.float16, "int32": np.int32}
+EXTENTS = [1, 2, 4, 8, 16, 32, 64]
+MAX_ELEMENTS = 8192
+PERMUTATIONS = list(itertools.permutations(range(3)))
+
+
+@triton.jit
+def shape_kernel(x_ptr, out_ptr, na, nb, nc, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, OP: tl.constexpr,
+                 P0: tl.constexpr, P1: tl.constexpr, P2: tl.constexpr, AXIS: tl.constexpr):
+    a = tl.arange(0, A)[:, None, None]
+    b = tl.arange(0, B)[None, :, None]
+    c = tl.arange(0, C)[None, None, :]
+    offs = a * (B * C) + b * C + c
+    # Elements past (na, nb, nc) are masked off and read as 0.
+    x = tl.load(x_ptr + offs, mask=(a < na) & (b < nb) & (c < nc), other=0)
+    if OP == "permute":
+        # Where each element lands in the permuted block, permuted with it.
+        extents = (A, B, C)
+        index = (a + 0 * (b + c), b + 0 * (a + c), c + 0 * (a + b))
+        landing = index[P0] * (extents[P1] * extents[P2]) + index[P1] * extents[P2] + index[P2]
+        tl.store(out_ptr + tl.permute(landing, (P0, P1, P2)), tl.permute(x, (P0, P1, P2)))
+    elif OP == "merge_front_sum":
+        r = tl.sum(tl.reshape(x, (A * B, C)), axis=AXIS)
+        if AXIS == 0:
+            tl.store(out_ptr + tl.arange(0, C), r)
+        else:
+            tl.store(out_ptr + tl.arange(0, A * B), r)
+    elif OP == "merge_back_sum":
+        r = tl.sum(tl.reshape(x, (A, B * C)), axis=AXIS)
+        if AXIS == 0:
+            tl.store(out_ptr + tl.arange(0, B * C), r)
+        else:
+            tl.store(out_ptr + tl.arange(0, A), r)
+    elif OP == "join":
+        pairs = tl.reshape(tl.join(x, -x), (A, B, 2 * C))
+        tl.store(out_ptr + a * (B * 2 * C) + b * (2 * C) + tl.arange(0, 2 * C)[None, None, :], pairs)
+    else:
+        low, high = tl.split(tl.reshape(x, (A, B, C // 2, 2)))
+        half = tl.arange(0, C // 2)[None, None, :]
+        tl.store(out_ptr + a * (B * (C // 2)) + b * (C // 2) + half, low - 2 * high)
+
+
+def _reduced_length(shape, op, axis) -> int:
+    a, b, c = shape
+    merged = {"merge_front_sum": (a * b, c), "merge_back_sum": (a, b * c)}.get(op)
+    return merged[axis] if merged else 1
+
+
+def _cases():
+    count = int(os.environ.get("TMETAL_RANDOM_SHAPES", "32"))
+    rng = random.Random(int(os.environ.get("TMETAL_RANDOM_SHAPES_SEED", "2026")))
+    cases = []
+    while len(cases) < count:
+        shape = tuple(rng.choice(EXTENTS) for _ in range(3))
+        op = rng.choice(OPS)
+        if np.prod(shape) > MAX_ELEMENTS or (op == "split" and shape[2] < 2):
+            continue
+        axis = rng.randrange(2)
+        dtype = rng.choice(list(DTYPES))
+        if dtype == "float16" and 8 * _reduced_length(shape, op, axis) > 2048:
+            dtype = "float32"  # float16 holds the integers up to 2048 exactly
+        # Half the cases read a random part of the block, the rest all of it.
+        real = tuple(rng.randint(1, e) for e in shape) if rng.random() < 0.5 else shape
+        cases.append((shape, op, rng.choice(PERMUTATIONS), axis, dtype, rng.choice(POLICIES),
+                      rng.choice([1, 2, 4, 8]), real))
+    return cases
+
+
+CASES = _cases()
+
+
+def _case_id(case):
+    shape, op, perm, axis, dtype, policy, num_warps, real = case
+    masked = "" if real == shape else "-real" + "x".join(map(str, real))
+    detail = {"permute": "".join(map(str, perm)), "merge_front_sum": f"axis{axis}",
+              "merge_back_sum": f"axis{axis}"}.get(op, "")
+    return f"{'x'.join(map(str, shape))}{masked}-{op}{detail}-{dtype}-{policy.lower()}-w{num_warps}"
+
+
+def _reference(x: np.ndarray, op: str, perm, axis: int) -> np.ndarray:
+    a, b, c = x.shape
+    if op == "permute":
+        return np.transpose(x, perm).copy()
+    if op == "merge_front_sum":
+        return x.reshape(a * b, c).sum(axis=axis, dtype=x.dtype)
+    if op == "merge_back_sum":
+        return x.reshape(a, b * c).sum(axis=axis, dtype=x.dtype)
+    if op == "join":
+        return np.stack([x, -x], axis=-1).reshape(a, b, 2 * c)
+    pairs = x.reshape(a, b, c // 2, 2)
+    return pairs[..., 0] - 2 * pairs[..., 1]
+
+
+def run_case(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None) -> None:
+    """Runs one case and checks it against NumPy (device hooks as in
+    test_random_reductions.run_case)."""
+    shape, op, perm, axis, dtype, policy, num_warps, real = case
+    rng = np.random.default_rng(zlib.crc32(_case_id(case).encode()))
+    x = rng.integers(-8, 9, size=shape).astype(DTYPES[dtype])
+    seen = np.zeros_like(x)
+    seen[:real[0], :real[1], :real[2]] = x[:real[0], :real[1], :real[2]]
+    expected = _reference(seen, op, perm, axis)
+    out = to_device(np.zeros(expected.shape, expected.dtype))
+    shape_kernel[(1, )](to_device(x), out, *real, A=shape[0], B=shape[1], C=shape[2], OP=op, P0=perm[0], P1=perm[1],
+                        P2=perm[2], AXIS=axis, num_warps=num_warps, layout=policy)
+    synchronize()
+    np.testing.assert_array_equal(to_host(out), expected, err_msg=_case_id(case))
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_random_shape_operation_matches_numpy(codegen_emulator, case):
+    run_case(case)
