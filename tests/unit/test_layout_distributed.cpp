@@ -150,6 +150,73 @@ TEST(DistributedLayout, InsertDimensionKeepsTheRegisterMapping) {
     }
 }
 
+static int64_t rowMajor(const std::vector<int64_t>& index, const std::vector<int64_t>& shape) {
+  int64_t linear = 0;
+  for (size_t d = 0; d < shape.size(); ++d) linear = linear * shape[d] + index[d];
+  return linear;
+}
+
+// What the join lowering relies on: register r of the pairs is half r % 2 of
+// register r / 2, in every thread; and a split of such pairs gives the
+// layout back.
+TEST(DistributedLayout, PairDimensionInterleavesTheRegisters) {
+  std::mt19937 rng(41);
+  for (int trial = 0; trial < 300; ++trial) {
+    int rank = 1 + static_cast<int>(rng() % 3);
+    LayoutPtr l = DistributedLayout::blocked(randomBlocked(rng, rank, 1 << (rng() % 3)));
+    std::vector<int64_t> shape = randomShape(rng, rank);
+    std::vector<int64_t> pairShape = shape;
+    pairShape.push_back(2);
+    LayoutPtr pairs = appendPairDimension(l);
+    TensorMap halves(l, shape), joined(pairs, pairShape);
+    ASSERT_EQ(joined.numRegisters(), 2 * halves.numRegisters()) << l->str();
+    for (int t = 0; t < halves.numThreads(); ++t)
+      for (int64_t r = 0; r < joined.numRegisters(); ++r) {
+        std::vector<int64_t> expected = halves.tensorIndex(t, r / 2);
+        expected.push_back(r % 2);
+        ASSERT_EQ(joined.tensorIndex(t, r), expected) << l->str() << " thread " << t << " register " << r;
+      }
+    EXPECT_TRUE(sameLayout(dropPairDimension(pairs), l)) << l->str();
+  }
+  // Pairs spread over lanes cannot be split in registers.
+  EXPECT_EQ(dropPairDimension(DistributedLayout::blocked({{4, 1}, {16, 2}, {1, 1}, {1, 0}})), nullptr);
+}
+
+// A reshape layout, where there is one, keeps every element in its register.
+TEST(DistributedLayout, ReshapeLayoutKeepsEveryRegister) {
+  std::mt19937 rng(43);
+  int found = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    int rank = 2 + static_cast<int>(rng() % 2);
+    BlockedLayout b = randomBlocked(rng, rank, 1 << (rng() % 3));
+    // The last dimension fastest, as the reshapes this handles need.
+    b.order.erase(std::find(b.order.begin(), b.order.end(), rank - 1));
+    b.order.insert(b.order.begin(), rank - 1);
+    LayoutPtr l = DistributedLayout::blocked(b);
+    std::vector<int64_t> from = randomShape(rng, rank);
+    std::vector<int64_t> to(from.begin(), from.end() - 2);
+    if (rng() % 2) {
+      to.push_back(from[rank - 2] * from[rank - 1]);
+    } else {
+      int64_t piece = int64_t{1} << (rng() % 3);
+      if (from[rank - 1] % piece) continue;
+      to = from;
+      to.back() = from[rank - 1] / piece;
+      to.push_back(piece);
+    }
+    LayoutPtr r = reshapeLayout(l, from, to);
+    if (!r) continue;
+    ++found;
+    TensorMap a(l, from), c(r, to);
+    ASSERT_EQ(a.numRegisters(), c.numRegisters()) << l->str() << " -> " << r->str();
+    for (int t = 0; t < a.numThreads(); ++t)
+      for (int64_t q = 0; q < a.numRegisters(); ++q)
+        ASSERT_EQ(rowMajor(a.tensorIndex(t, q), from), rowMajor(c.tensorIndex(t, q), to))
+            << l->str() << " -> " << r->str() << " thread " << t << " register " << q;
+  }
+  EXPECT_GT(found, 200);
+}
+
 TEST(DistributedLayout, RejectsBadParameters) {
   try {
     DistributedLayout::blocked({{3}, {32}, {1}, {0}});

@@ -214,6 +214,13 @@ class KernelLowering {
   RegisterTensor readStaged(const std::string& buffer, const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
                             const ir::Type& element, const std::string& name, int64_t scale, int64_t offset);
   void lowerJoinSplitCat(const ir::Operation& op);
+  // A join or split whose layouts keep each pair in one thread's registers
+  // (lower_join_split.cpp); false, having emitted nothing, when they do not.
+  bool joinInRegisters(const ir::Operation& op);
+  // `in` renumbered as a tensor of `shape` in layout l, each register kept
+  // (a reshape that layout::reshapeLayout made free).
+  RegisterTensor reshapedIn(const layout::LayoutPtr& l, const std::vector<int64_t>& shape, const RegisterTensor& in);
+  bool splitInRegisters(const ir::Operation& op);
   // Before a threadgroup buffer is written again (inside loops), the reads of
   // the previous iteration must be finished.
   void barrierBeforeReuse();

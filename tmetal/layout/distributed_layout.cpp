@@ -102,4 +102,62 @@ LayoutPtr permuteLayout(const LayoutPtr& layout, const std::vector<int>& order) 
   return DistributedLayout::blocked(out);
 }
 
+LayoutPtr appendPairDimension(const LayoutPtr& layout) {
+  if (!layout->isBlocked()) return nullptr;
+  BlockedLayout out = layout->blockedParams();
+  int dim = out.rank();
+  out.sizePerThread.push_back(2);
+  out.lanesPerSimd.push_back(1);
+  out.simdsPerGroup.push_back(1);
+  out.order.insert(out.order.begin(), dim);
+  return DistributedLayout::blocked(out);
+}
+
+LayoutPtr dropPairDimension(const LayoutPtr& layout) {
+  if (!layout->isBlocked()) return nullptr;
+  const BlockedLayout& b = layout->blockedParams();
+  int dim = b.rank() - 1;
+  if (dim < 1 || b.sizePerThread[dim] != 2 || b.lanesPerSimd[dim] != 1 || b.simdsPerGroup[dim] != 1) return nullptr;
+  BlockedLayout pairless = b;
+  pairless.sizePerThread[dim] = 1;
+  return DistributedLayout::blocked(dropDimension(pairless, dim));
+}
+
+LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+  if (!layout->isBlocked() || from.empty() || to.empty()) return nullptr;
+  const BlockedLayout& b = layout->blockedParams();
+  int last = b.rank() - 1;
+  if (b.order[0] != last) return nullptr;
+  auto prefixEquals = [&](size_t n) {
+    for (size_t d = 0; d < n; ++d)
+      if (from[d] != to[d]) return false;
+    return true;
+  };
+  if (to.size() + 1 == from.size() && last >= 1 && prefixEquals(to.size() - 1) &&
+      to.back() == from[last - 1] * from[last]) {
+    // Merge: a thread holds whole runs of the last dimension, and the one
+    // before it comes next in order.
+    if (b.sizePerThread[last] != from[last] || b.lanesPerSimd[last] != 1 || b.simdsPerGroup[last] != 1 ||
+        b.order.size() < 2 || b.order[1] != last - 1)
+      return nullptr;
+    BlockedLayout runs = b;
+    runs.sizePerThread[last - 1] *= b.sizePerThread[last];
+    runs.sizePerThread[last] = 1;
+    return DistributedLayout::blocked(dropDimension(runs, last));
+  }
+  if (to.size() == from.size() + 1 && prefixEquals(from.size() - 1) && to[last] * to[last + 1] == from[last]) {
+    // Split: each thread's run along the last dimension is whole pieces.
+    int64_t piece = to[last + 1];
+    if (piece < 1 || b.sizePerThread[last] % piece != 0) return nullptr;
+    BlockedLayout out = b;
+    out.sizePerThread[last] = static_cast<int>(b.sizePerThread[last] / piece);
+    out.sizePerThread.push_back(static_cast<int>(piece));
+    out.lanesPerSimd.push_back(1);
+    out.simdsPerGroup.push_back(1);
+    out.order.insert(out.order.begin(), last + 1);
+    return DistributedLayout::blocked(out);
+  }
+  return nullptr;
+}
+
 }  // namespace tmetal::layout

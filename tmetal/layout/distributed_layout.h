@@ -58,4 +58,22 @@ LayoutPtr insertDimension(const LayoutPtr& layout, int dim);
 // Null when the layout is a slice that cannot be permuted in place.
 LayoutPtr permuteLayout(const LayoutPtr& layout, const std::vector<int>& order);
 
+// tt.join on a layout: a new last dimension of 2 held in each thread's
+// registers, fastest in order, so that a thread holds both operands'
+// elements of every position it held. Null for slices.
+LayoutPtr appendPairDimension(const LayoutPtr& layout);
+
+// tt.split on a layout whose last dimension (of 2) lies in each thread's
+// registers (two elements per thread, one lane and one SIMD group along it):
+// the layout without it, which holds each half where the pair was. Null
+// when the pair is spread over threads, or for slices.
+LayoutPtr dropPairDimension(const LayoutPtr& layout);
+
+// tt.reshape on a layout, where it keeps every register where it is:
+// merging the last two dimensions when each thread holds whole runs of the
+// last one, or splitting the last dimension into (n / f, f) when each
+// thread's run along it is a multiple of f. Null otherwise: the reshape then
+// goes through threadgroup memory.
+LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& from, const std::vector<int64_t>& to);
+
 }  // namespace tmetal::layout

@@ -261,6 +261,33 @@ class LayoutAssigner {
         setOperand(op, 0, in);
         return;
       }
+      case OpKind::TtJoin: {
+        // Both operands where a is; each thread then holds the pairs it makes
+        // (no data moves), as Triton's join does.
+        LayoutPtr in = homeOrDefault(op.operand(0));
+        LayoutPtr l = appendPairDimension(in);
+        if (!l) break;
+        setOperand(op, 0, in);
+        setOperand(op, 1, in);
+        setHome(op.result(0), l);
+        return;
+      }
+      case OpKind::TtReshape: {
+        LayoutPtr in = homeOrDefault(op.operand(0));
+        LayoutPtr l = reshapeLayout(in, op.operand(0)->type().shape(), op.result(0)->type().shape());
+        if (!l) break;  // through memory
+        setOperand(op, 0, in);
+        setHome(op.result(0), l);
+        return;
+      }
+      case OpKind::TtSplit: {
+        LayoutPtr in = homeOrDefault(op.operand(0));
+        LayoutPtr l = dropPairDimension(in);
+        if (!l) break;  // the pairs are spread over threads: through memory
+        setOperand(op, 0, in);
+        for (const ir::Value* r : op.results()) setHome(r, l);
+        return;
+      }
       case OpKind::TtDot: {
         // The accumulator is where the work happens; COALESCED gives it a
         // register tile (A and B are read through threadgroup memory, so
