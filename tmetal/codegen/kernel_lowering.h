@@ -218,7 +218,7 @@ class KernelLowering {
   // (lower_join_split.cpp); false, having emitted nothing, when they do not.
   bool joinInRegisters(const ir::Operation& op);
   // `in` renumbered as a tensor of `shape` in layout l, each register kept
-  // (a reshape that layout::reshapeLayout made free).
+  // (expand_dims, and a reshape that layout::reshapeLayout made free).
   RegisterTensor reshapedIn(const layout::LayoutPtr& l, const std::vector<int64_t>& shape, const RegisterTensor& in);
   bool splitInRegisters(const ir::Operation& op);
   // Before a threadgroup buffer is written again (inside loops), the reads of

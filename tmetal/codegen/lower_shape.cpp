@@ -100,14 +100,9 @@ RegisterTensor KernelLowering::broadcastIn(const ir::Operation& op, const Layout
 }
 
 RegisterTensor KernelLowering::expandDimsIn(const ir::Operation& op, const LayoutPtr& l, const RegisterTensor& in) {
-  if (in.pointerOffsets)
-    return RegisterTensor::pointerInto(l, op.result(0)->type().shape(), in.element, in.pointerBase,
-                                       expandDimsIn(op, l, *in.pointerOffsets));
   // The layouts were chosen so that the register numbering is unchanged.
-  RegisterTensor t = in;
-  t.layout = l;
-  t.shape = op.result(0)->type().shape();
-  if (TensorMap(l, t.shape).numRegisters() != static_cast<int64_t>(in.size()))
+  RegisterTensor t = reshapedIn(l, op.result(0)->type().shape(), in);
+  if (!in.pointerOffsets && TensorMap(l, t.shape).numRegisters() != static_cast<int64_t>(in.size()))
     throw CompileError("internal error: expand_dims changes the register count");
   return t;
 }
@@ -188,7 +183,7 @@ void KernelLowering::lowerReshape(const ir::Operation& op) {
   }
   // Same elements in the same row-major order: a reshape reads the operand's
   // row-major linear index.
-  std::string buffer = stageInThreadgroupMemory(op, operandTensor(op, 0), "reshape");
+  std::string buffer = stageInThreadgroupMemory(op, in, "reshape");
   defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 1, 0));
 }
 
