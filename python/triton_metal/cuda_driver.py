@@ -129,7 +129,8 @@ class CudaValidationLauncher:
     runtime = CudaRuntime
 
     def __init__(self, src, metadata):
-        self.kernel_name = metadata.name
+        # The Triton function's name: the emitted entry point may differ (metadata.name).
+        self.kernel_name = getattr(src, "name", metadata.name)
         self.abi = metadata.tmetal_abi
         self.plan = LaunchPlan.from_source(src, self.abi, self.kernel_name)
         self.device = cuda_device_ordinal()

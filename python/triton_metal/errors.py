@@ -54,9 +54,10 @@ class CompileError(TmetalError):
     message starts with the user's `file:line:col` when the TTIR had it."""
 
 
-class LaunchError(TmetalError):
+class LaunchError(TmetalError, ValueError):
     """The arguments of a launch do not fit the compiled kernel (wrong count,
-    a tensor on the wrong device, a scalar out of range, ...)."""
+    a tensor on the wrong device, a scalar out of range, ...). Also a
+    ValueError, which is what Triton's own launchers raise for such arguments."""
 
 
 class EmulatorError(TmetalError):

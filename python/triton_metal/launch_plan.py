@@ -61,5 +61,18 @@ class LaunchPlan:
             value = args
             for i in planned.path:
                 value = value[i]
-            selected.append(value)
+            selected.append(_as_parameter(planned, value))
         return selected
+
+
+def _as_parameter(planned: PlannedArgument, value):
+    """TTIR has no unsigned integers: an unsigned argument (Triton types an
+    integer in [2**63, 2**64) as u64) is passed as the signed parameter with
+    the same bits."""
+    ty = planned.triton_type
+    if (not planned.is_pointer and ty[:1] == "u" and ty[1:].isdigit() and isinstance(value, int)
+            and not isinstance(value, bool)):
+        bits = int(ty[1:])
+        if 2**(bits - 1) <= value < 2**bits:
+            return value - 2**bits
+    return value

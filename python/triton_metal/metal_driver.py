@@ -74,7 +74,8 @@ class MetalUtils:
 class MetalLauncher:
 
     def __init__(self, src, metadata):
-        self.kernel_name = metadata.name
+        # The Triton function's name: the emitted entry point may differ (metadata.name).
+        self.kernel_name = getattr(src, "name", metadata.name)
         self.abi = metadata.tmetal_abi
         self.plan = LaunchPlan.from_source(src, self.abi, self.kernel_name)
         self.threads_per_threadgroup = int(self.abi["threads_per_threadgroup"])

@@ -25,6 +25,7 @@ import test_random_reductions as random_reductions  # noqa: E402
 import test_random_scans as random_scans  # noqa: E402
 import test_random_dots as random_dots  # noqa: E402
 import test_random_shapes as random_shapes  # noqa: E402
+import test_plugin_language as language  # noqa: E402
 from test_plugin_launch import two_dots_kernel  # noqa: E402
 
 if not triton_metal.capabilities().get("cuda"):
@@ -138,6 +139,20 @@ def test_do_bench_times_a_kernel(cuda_driver):
 # barriers and shuffles.
 ON_CUDA = dict(to_device=lambda a: torch.from_numpy(a.copy()).cuda(), to_host=lambda t: t.cpu().numpy(),
                synchronize=torch.cuda.synchronize)
+
+
+# Language features of Triton's own tests (test_plugin_language.py): bool
+# tensors, pointer casts, 16-bit atomics sharing words, a spin lock, ...
+ON_CUDA_LANGUAGE = language.Device(
+    put=lambda a: torch.from_numpy(a.copy()).cuda(),
+    put_bf16=lambda bits: torch.from_numpy(bits.astype(np.int16)).view(torch.bfloat16).cuda(),
+    get=lambda t: t.cpu().numpy(), get_bf16=lambda t: t.cpu().view(torch.int16).numpy().astype(np.uint16),
+    synchronize=torch.cuda.synchronize)
+
+
+@pytest.mark.parametrize("name", list(language.CHECKS))
+def test_language_feature_on_cuda(cuda_driver, name):
+    language.CHECKS[name](ON_CUDA_LANGUAGE)
 
 
 @pytest.mark.parametrize("case", random_reductions.CASES, ids=random_reductions._case_id)

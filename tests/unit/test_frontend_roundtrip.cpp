@@ -187,6 +187,12 @@ const char* const kEveryOp = R"ttir(module {
     %89 = tt.extern_elementwise %68 {libname = "", libpath = "", pure = true, symbol = "__nv_expf"} : (tensor<4xf32>) -> tensor<4xf32>
     tt.assert %29, "in range" : tensor<4xi1>
     tt.print " v: " {hex = false, isSigned = array<i32: 1>} : %i : tensor<4xi32>
+    %one = tt.splat %n : i32 -> tensor<1xi32>
+    %93 = tt.unsplat %one : tensor<1xi32>
+    %94 = ub.poison : i32
+    %positive = arith.cmpi sgt, %93, %94 : i32
+    llvm.intr.assume %positive : i1
+    gpu.barrier
     %90 = scf.for %k = %c0 to %n step %n iter_args(%v = %c0) -> (i32)  : i32 {
       scf.yield %v : i32
     }

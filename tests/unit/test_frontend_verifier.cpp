@@ -53,6 +53,17 @@ TEST(FrontendVerifier, ElementwiseRules) {
             "or rtz)");
 }
 
+TEST(FrontendVerifier, UnsplatPoisonAndAssume) {
+  EXPECT_EQ(verifyError("%a: tensor<1x1xf32>, %c: i1",
+                        "    %0 = tt.unsplat %a : tensor<1x1xf32>\n    %1 = ub.poison : tensor<4xi32>\n"
+                        "    llvm.intr.assume %c : i1"),
+            "no error");
+  EXPECT_EQ(verifyError("%a: tensor<2xf32>", "    %0 = tt.unsplat %a : tensor<2xf32>"),
+            "bad.ttir:3:5: error: 'tt.unsplat': expects a tensor of one element, found 'tensor<2xf32>'");
+  EXPECT_EQ(verifyError("%a: i32", "    llvm.intr.assume %a : i32"),
+            "bad.ttir:3:5: error: 'llvm.intr.assume': the condition must have type 'i1', found 'i32'");
+}
+
 TEST(FrontendVerifier, ShapeRules) {
   EXPECT_EQ(verifyError("%a: i32", "    %0 = tt.splat %a : i32 -> tensor<4xf32>"),
             "bad.ttir:3:5: error: 'tt.splat': the result must be a tensor of 'i32', found 'tensor<4xf32>'");

@@ -385,6 +385,17 @@ AxisInfo transferAxisInfo(const ir::Operation& op, const std::vector<const AxisI
       }
       return out;
     }
+    case OpKind::TtBitcast:
+      // A pointer cast keeps every byte address: divisibility (in bytes) and
+      // constancy hold; contiguity (in elements) only for same-size pointees.
+      if (op.result(0)->type().elementOrSelf().isPointer()) {
+        AxisInfo out = *in[0];
+        out.constantValue.reset();
+        if (pointeeBytes(op.operand(0)->type()) != pointeeBytes(op.result(0)->type()))
+          out.contiguity.assign(out.contiguity.size(), 1);
+        return out;
+      }
+      return elementwiseDefault(op, in);
     case OpKind::TtLoad: {
       // Loading through a pointer that is constant over a run gives a value
       // constant over that run.

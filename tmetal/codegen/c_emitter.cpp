@@ -83,6 +83,10 @@ std::string CEmitter::pointerType(const ir::Type& pointee, AddressSpace space) c
   return addressSpace(space) + " " + memoryElementType(pointee) + "*";
 }
 
+std::string CEmitter::pointerCast(const std::string& expr, const std::string& toPointerType) const {
+  return "reinterpret_cast<" + toPointerType + ">(" + expr + ")";
+}
+
 std::string CEmitter::typeName(const ir::Type& t) const {
   if (t.isScalar()) return scalarType(t.scalarKind());
   if (t.isPointer()) {

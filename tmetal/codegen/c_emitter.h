@@ -88,6 +88,8 @@ class CEmitter {
   virtual std::string convert(const std::string& expr, const std::string& toType) const;
   // Reinterprets the bits of a value of one scalar type as another.
   virtual std::string bitcast(const std::string& expr, const std::string& toType) const = 0;
+  // A pointer to other elements at the same address (both dialects are C++).
+  std::string pointerCast(const std::string& expr, const std::string& toPointerType) const;
   virtual std::string isNan(const std::string& expr) const = 0;
 
   // ---- math ----------------------------------------------------------------
@@ -111,6 +113,8 @@ class CEmitter {
   virtual std::string threadgroupAlias(const std::string& elementType, const std::string& name,
                                        const std::string& host) const = 0;
   virtual std::string barrier() const = 0;  // a threadgroup-wide barrier with threadgroup-memory ordering
+  // tl.debug_barrier: also orders device memory among the threadgroup's threads.
+  virtual std::string deviceMemoryBarrier() const = 0;
   // The line before a loop that asks the target's compiler to unroll it
   // `count` times (with a remainder for trip counts known only at run time).
   virtual std::string loopUnrollHint(int count) const = 0;

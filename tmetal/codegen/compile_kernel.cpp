@@ -159,7 +159,7 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
 
   KernelMetadata& m = out.metadata;
   m.target = dialect.targetName();
-  m.kernelName = fn.name();
+  m.kernelName = lowered.entryName;
   m.threadsPerThreadgroup = threadsPerThreadgroup;
   m.simdWidth = profile.simdWidth;
   m.threadgroupMemoryBytes = lowered.threadgroupMemoryBytes;

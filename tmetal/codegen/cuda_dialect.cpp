@@ -245,7 +245,7 @@ std::vector<std::string> CudaDialect::reservedNames() const {
           "memcpy", "tmetal_fdiv", "isnan", "mulhi", "fmaxf", "fminf", "fmax", "fmin", "expf", "exp2f", "logf", "log2f", "sqrtf",
           "rsqrtf", "sinf", "cosf", "tanhf", "erff", "floorf", "ceilf", "fabsf", "fmaf", "fmod", "exp2", "log2",
           "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil", "fabs", "fma", "atomicAdd", "atomicMax", "atomicMin",
-          "atomicAnd", "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "float2", "float4", "int2", "int4",
+          "atomicAnd", "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "tmetal_atomic_cas16", "float2", "float4", "int2", "int4",
           "longlong2", "double2"};
 }
 
@@ -482,6 +482,10 @@ std::string CudaDialect::atomicRmw(AtomicOp op, const std::string& ptr, const st
 std::string CudaDialect::atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,
                                    ScalarKind k) const {
   if (k == ScalarKind::F32) return "tmetal_atomic_cas_float(" + ptr + ", " + expected + ", " + desired + ")";
+  if (k == ScalarKind::F16 || k == ScalarKind::BF16)
+    return bitcast("tmetal_atomic_cas16(reinterpret_cast<ushort*>(" + ptr + "), " + bitcast(expected, "ushort") + ", " +
+                       bitcast(desired, "ushort") + ")",
+                   scalarType(k));
   return "atomicCAS(" + ptr + ", " + expected + ", " + desired + ")";
 }
 
@@ -489,6 +493,22 @@ std::string CudaDialect::atomicHelpers() const {
   return R"(// Floats compare and swap their bits, as Triton's cmpxchg does.
 __device__ __forceinline__ float tmetal_atomic_cas_float(float* p, float expected, float desired) {
   return __int_as_float(atomicCAS(reinterpret_cast<int*>(p), __float_as_int(expected), __float_as_int(desired)));
+}
+// The Metal dialect's 16-bit compare-and-swap (Metal's device atomics are
+// 32-bit), kept the same here so that the GPU runs what Metal would.
+__device__ __forceinline__ ushort tmetal_atomic_cas16(ushort* p, ushort expected, ushort desired) {
+  ulong address = reinterpret_cast<ulong>(p);
+  uint* word = reinterpret_cast<uint*>(address & ~ulong(3));
+  uint shift = uint(address & 2) * 8;
+  uint old = *reinterpret_cast<volatile uint*>(word);
+  while (true) {
+    ushort seen = ushort(old >> shift);
+    if (seen != expected) return seen;
+    uint next = (old & ~(0xffffu << shift)) | (uint(desired) << shift);
+    uint prior = atomicCAS(word, old, next);
+    if (prior == old) return expected;
+    old = prior;
+  }
 }
 )";
 }

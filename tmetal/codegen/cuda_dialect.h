@@ -66,6 +66,7 @@ class CudaDialect : public CEmitter {
   std::string threadgroupAlias(const std::string& elementType, const std::string& name,
                                const std::string& host) const override;
   std::string barrier() const override { return "__syncthreads();"; }
+  std::string deviceMemoryBarrier() const override { return "__syncthreads();"; }
   std::string loopUnrollHint(int count) const override { return "#pragma unroll " + std::to_string(count); }
   std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
   std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,

@@ -231,6 +231,23 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
       defineTensor(op.result(0), expandDimsIn(op, l, operandTensor(op, 0)));
       break;
     }
+    case OpKind::TtUnsplat:
+      // Every thread holds the one element (a layout wraps extent 1).
+      defineScalar(op.result(0), operandTensor(op, 0).regs[0]);
+      break;
+    case OpKind::UbPoison: {
+      const ir::Type& t = op.result(0)->type();
+      if (!t.isTensor()) {
+        defineScalar(op.result(0), zeroOf(t));
+        break;
+      }
+      LayoutPtr l = layouts_.home(op.result(0));
+      int64_t n = TensorMap(l, t.shape()).numRegisters();
+      defineTensor(op.result(0), RegisterTensor::uniform(l, t.shape(), t.element(), zeroOf(t.element()), n));
+      break;
+    }
+    case OpKind::LlvmAssume: break;  // a hint for LLVM; nothing to emit
+    case OpKind::GpuBarrier: body_.line(dialect_.deviceMemoryBarrier()); break;
     case OpKind::TtMakeBlockPtr:
     case OpKind::TtAdvance:
       unsupported(op, "block pointers; run Triton's rewrite-tensor-pointer pass (make_ttir does) before tmetal");
@@ -311,6 +328,9 @@ LoweredKernel KernelLowering::run() {
   ir::walk(*fn_.body(), [&](const ir::Operation* op) {
     for (const ir::Value* v : op->operands()) used_.insert(v);
   });
+  // The entry point keeps the Triton function's name unless that is a
+  // keyword of the target ("kernel" is one in MSL).
+  const std::string entryName = names_.count(fn_.name()) ? newName(fn_.name() + "_entry") : newName(fn_.name());
   // Kernel arguments keep their TTIR names ("x_ptr"), or arg<i>.
   for (size_t i = 0; i < fn_.numArguments(); ++i) {
     const ir::Value* a = fn_.argument(i);
@@ -334,7 +354,8 @@ LoweredKernel KernelLowering::run() {
   for (Builtin b : {Builtin::ProgramId, Builtin::NumPrograms, Builtin::ThreadIndex, Builtin::LaneIndex,
                     Builtin::SimdGroupIndex})
     if (builtins_.count(b)) out.builtins.push_back(b);
-  out.signature = dialect_.kernelSignature(fn_.name(), kernelParams(), out.builtins);
+  out.entryName = entryName;
+  out.signature = dialect_.kernelSignature(entryName, kernelParams(), out.builtins);
 
   CodeBuffer decls(1);
   for (const std::string& d : threadgroupDecls_) decls.line(d);

@@ -38,6 +38,7 @@ struct LoweringOptions {
 
 struct LoweredKernel {
   std::string helpers;    // helper functions, before the kernel
+  std::string entryName;  // the kernel function's name in the emitted source
   std::string signature;  // the kernel's opening line(s)
   std::string body;       // the kernel body, without braces
   std::vector<Builtin> builtins;
@@ -110,6 +111,8 @@ class KernelLowering {
   std::string scalarExpr(const ir::Operation& op, const std::vector<std::string>& args);
   std::string mathExpr(const ir::Operation& op, MathFn fn, const std::vector<std::string>& args);
   std::string constantExpr(const ir::Attribute& value, const ir::Type& type) const;
+  // 0, 0.0 or false of a scalar type.
+  std::string zeroOf(const ir::Type& scalar) const;
   std::string castExpr(const ir::Operation& op, const std::string& arg);
   std::string compareExpr(const ir::Operation& op, const std::vector<std::string>& args) const;
   // Whether every element of x is a multiple of `divisor` (a power of two)

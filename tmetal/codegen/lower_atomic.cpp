@@ -32,23 +32,33 @@ std::string KernelLowering::atomicStatement(const ir::Operation& op, const std::
                                             const std::vector<std::string>& values, const std::string& result) {
   const ir::Type& t = op.result(0)->type().elementOrSelf();
   ScalarKind k = t.isScalar() ? t.scalarKind() : ScalarKind::I64;
+  const bool half = k == ScalarKind::F16 || k == ScalarKind::BF16;
   atomicsUsed_ = true;
   if (op.kind() == ir::OpKind::TtAtomicCAS) {
-    if (k != ScalarKind::I32 && k != ScalarKind::F32) unsupported(op, "tt.atomic_cas on " + t.str());
+    if (k != ScalarKind::I32 && k != ScalarKind::F32 && !half)
+      unsupported(op, "tt.atomic_cas on " + t.str() + " (Metal's device atomics are 32-bit)");
     return result + " = " + dialect_.atomicCas(ptr, values[0], values[1], k) + ";";
   }
   const std::string& value = values[0];
   AtomicOp a = atomicOpOf(op);
   if (dialect_.hasAtomic(a, k)) return result + " = " + dialect_.atomicRmw(a, ptr, value, k) + ";";
+  std::string desired;
   if (k == ScalarKind::F32 && (a == AtomicOp::Max || a == AtomicOp::Min)) {
-    // No float max/min atomics: a compare-and-swap loop on the bits.
-    std::string f = dialect_.scalarType(ScalarKind::F32), i = dialect_.scalarType(ScalarKind::I32);
-    std::string desired = dialect_.minMax(a == AtomicOp::Max, result, value, true);
-    return "{ " + result + " = " + dereference(ptr) + "; while (true) { " + f + " seen = " +
-           dialect_.atomicCas(ptr, result, desired, k) + "; if (" + dialect_.bitcast("seen", i) +
-           " == " + dialect_.bitcast(result, i) + ") break; " + result + " = seen; } }";
+    desired = dialect_.minMax(a == AtomicOp::Max, result, value, true);
+  } else if (half && a == AtomicOp::FAdd) {
+    // Rounded once from the float sum, as a native 16-bit float add would be.
+    std::string f = dialect_.scalarType(ScalarKind::F32);
+    desired = dialect_.convert(dialect_.convert(result, f) + " + " + dialect_.convert(value, f), dialect_.scalarType(k));
+  } else {
+    unsupported(op, "tt.atomic_rmw " + op.symbolAttr("atomic_rmw_op") + " on " + t.str() +
+                        (t.isScalar() && t.bitWidth() == 64 ? " (Metal's device atomics are 32-bit)" : ""));
   }
-  unsupported(op, "tt.atomic_rmw " + op.symbolAttr("atomic_rmw_op") + " on " + t.str());
+  // No such atomic: a compare-and-swap loop on the bits (16-bit values swap
+  // inside their aligned 32-bit word).
+  std::string bits = dialect_.scalarType(half ? ScalarKind::I16 : ScalarKind::I32);
+  return "{ " + result + " = " + dereference(ptr) + "; while (true) { " + dialect_.scalarType(k) + " seen = " +
+         dialect_.atomicCas(ptr, result, desired, k) + "; if (" + dialect_.bitcast("seen", bits) +
+         " == " + dialect_.bitcast(result, bits) + ") break; " + result + " = seen; } }";
 }
 
 std::string KernelLowering::broadcastFromThreadZero(const ir::Operation& op, const ir::Type& type,
@@ -91,7 +101,7 @@ void KernelLowering::lowerAtomicRmw(const ir::Operation& op) {
     std::string name = nameFor(v);
     const ir::Type& t = v->type();
     body_.line(typeOf(t) + " " + name + " = " +
-               (t.isFloat() ? dialect_.floatLiteral(0.0, t.scalarKind()) : dialect_.intLiteral(0, t.scalarKind())) + ";");
+               zeroOf(t) + ";");
     std::vector<std::string> scalarValues;
     for (size_t i : operands.values) scalarValues.push_back(scalarOf(op.operand(i)));
     std::string cond = dialect_.builtinName(Builtin::ThreadIndex) + " == 0";
@@ -111,8 +121,7 @@ void KernelLowering::lowerAtomicRmw(const ir::Operation& op) {
   const RegisterTensor* mask = operands.mask ? &operandTensor(op, *operands.mask) : nullptr;
   std::string name = nameFor(v);
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
-  std::string zero = element.isFloat() ? dialect_.floatLiteral(0.0, element.scalarKind())
-                                       : dialect_.intLiteral(0, element.scalarKind());
+  std::string zero = zeroOf(element);
   body_.line(declaration(element, name, n) + (n == 1 ? " = " + zero + ";" : ";"));
   if (n > 1) body_.line("for (int r = 0; r < " + std::to_string(n) + "; ++r) " + name + "[r] = " + zero + ";");
   std::string owner = ownerCondition(map);

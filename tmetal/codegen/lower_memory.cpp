@@ -112,9 +112,7 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   int64_t n = map.numRegisters();
   const ir::Type& element = v->type().element();
   bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
-  std::string zero = isBool ? dialect_.boolLiteral(false)
-                            : element.isFloat() ? dialect_.floatLiteral(0.0, element.scalarKind())
-                                                : dialect_.intLiteral(0, element.scalarKind());
+  std::string zero = zeroOf(element);
   auto read = [&](const std::string& p) { return isBool ? dereference(p) + " != 0" : dereference(p); };
   auto otherAt = [&](int64_t r) { return other ? other->regs[r] : zero; };
   auto readIf = [&](const std::string& p, const std::string& m, const std::string& o) {
@@ -262,9 +260,7 @@ void KernelLowering::lowerScalarLoad(const ir::Operation& op) {
   std::string p = scalarOf(op.operand(0));
   std::string read = isBool ? "*" + p + " != 0" : "*" + p;
   if (op.numOperands() > 1) {
-    std::string other = op.numOperands() > 2 ? scalarOf(op.operand(2))
-                        : t.isFloat()        ? dialect_.floatLiteral(0.0, t.scalarKind())
-                                             : dialect_.intLiteral(0, t.scalarKind());
+    std::string other = op.numOperands() > 2 ? scalarOf(op.operand(2)) : zeroOf(t);
     read = guardedRead(dialect_, p, scalarOf(op.operand(1)), other, isBool);
   }
   std::string name = nameFor(v);

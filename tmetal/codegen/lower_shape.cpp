@@ -43,6 +43,12 @@ RegisterTensor KernelLowering::splatIn(const ir::Operation& op, const LayoutPtr&
   return RegisterTensor::uniform(l, v->type().shape(), v->type().element(), scalarOf(op.operand(0)), n);
 }
 
+std::string KernelLowering::zeroOf(const ir::Type& scalar) const {
+  ir::ScalarKind k = scalar.scalarKind();
+  if (k == ir::ScalarKind::I1) return dialect_.boolLiteral(false);
+  return scalar.isFloat() ? dialect_.floatLiteral(0.0, k) : dialect_.intLiteral(0, k);
+}
+
 RegisterTensor KernelLowering::constantIn(const ir::Operation& op, const LayoutPtr& l) {
   const ir::Value* v = op.result(0);
   const ir::Attribute* value = op.attr("value");

@@ -33,7 +33,7 @@ std::vector<std::string> MslDialect::reservedNames() const {
           "simd_and", "simd_broadcast", "simd_max", "simd_min", "simd_or", "simd_prefix_exclusive_product",
           "simd_prefix_exclusive_sum", "simd_prefix_inclusive_product", "simd_prefix_inclusive_sum",
           "simd_product", "simd_shuffle", "simd_shuffle_down", "simd_shuffle_up", "simd_shuffle_xor", "simd_sum",
-          "simd_xor", "sin", "sqrt", "tanh", "threadgroup_barrier", "tmetal_atomic_cas", "tmetal_atomic_cas_float",
+          "simd_xor", "sin", "sqrt", "tanh", "threadgroup_barrier", "tmetal_atomic_cas", "tmetal_atomic_cas_float", "tmetal_atomic_cas16", "atomic_load_explicit",
           "tmetal_erf", "bool", "char", "short", "int", "long", "half", "bfloat", "float", "uchar", "ushort",
           "uint", "ulong", "float2", "float3", "float4", "half2", "half4", "int2", "int4", "uint2", "uint4",
           "bfloat2", "bfloat4", "char4", "short4", "long4", "vec", "packed_float4"};
@@ -269,6 +269,11 @@ std::string MslDialect::atomicRmw(AtomicOp op, const std::string& ptr, const std
 std::string MslDialect::atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,
                                   ScalarKind k) const {
   if (k == ScalarKind::F32) return "tmetal_atomic_cas_float(" + ptr + ", " + expected + ", " + desired + ")";
+  if (k == ScalarKind::F16 || k == ScalarKind::BF16) {
+    std::string t = scalarType(k);
+    return "as_type<" + t + ">(tmetal_atomic_cas16(reinterpret_cast<device ushort*>(" + ptr + "), as_type<ushort>(" +
+           expected + "), as_type<ushort>(" + desired + ")))";
+  }
   return "tmetal_atomic_cas(" + ptr + ", " + expected + ", " + desired + ")";
 }
 
@@ -286,6 +291,21 @@ static inline int tmetal_atomic_cas(device int* p, int expected, int desired) {
 static inline float tmetal_atomic_cas_float(device float* p, float expected, float desired) {
   int old = tmetal_atomic_cas(reinterpret_cast<device int*>(p), as_type<int>(expected), as_type<int>(desired));
   return as_type<float>(old);
+}
+// Metal's device atomics are 32-bit: a 16-bit compare-and-swap swaps the
+// aligned word holding it, keeping the other half as it is.
+static inline ushort tmetal_atomic_cas16(device ushort* p, ushort expected, ushort desired) {
+  ulong address = reinterpret_cast<ulong>(p);
+  device atomic_uint* word = reinterpret_cast<device atomic_uint*>(address & ~ulong(3));
+  uint shift = uint(address & 2) * 8;
+  uint old = atomic_load_explicit(word, memory_order_relaxed);
+  while (true) {
+    ushort seen = ushort(old >> shift);
+    if (seen != expected) return seen;
+    uint next = (old & ~(0xffffu << shift)) | (uint(desired) << shift);
+    if (atomic_compare_exchange_weak_explicit(word, &old, next, memory_order_relaxed, memory_order_relaxed))
+      return expected;
+  }
 }
 )";
 }

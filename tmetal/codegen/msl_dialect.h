@@ -54,6 +54,9 @@ class MslDialect : public CEmitter {
   std::string threadgroupAlias(const std::string& elementType, const std::string& name,
                                const std::string& host) const override;
   std::string barrier() const override { return "threadgroup_barrier(mem_flags::mem_threadgroup);"; }
+  std::string deviceMemoryBarrier() const override {
+    return "threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);";
+  }
   // Apple's Metal compiler is clang, which takes clang's loop pragmas.
   std::string loopUnrollHint(int count) const override {
     return "#pragma clang loop unroll_count(" + std::to_string(count) + ")";

@@ -215,6 +215,20 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
     std::string f = dialect_.scalarType(ScalarKind::F32);
     return back(dialect_.convert(a[0], f) + " " + o + " " + dialect_.convert(a[1], f));
   };
+  if (rk == ScalarKind::I1) {
+    // i1 arithmetic wraps modulo 2, and signed i1 true is -1: C's bool
+    // arithmetic would promote to int and saturate instead.
+    switch (op.kind()) {
+      case OpKind::ArithAddI:
+      case OpKind::ArithSubI: return bin("^");
+      case OpKind::ArithMulI:
+      case OpKind::ArithMaxSI:
+      case OpKind::ArithMinUI: return bin("&");
+      case OpKind::ArithMinSI:
+      case OpKind::ArithMaxUI: return bin("|");
+      default: break;
+    }
+  }
   switch (op.kind()) {
     case OpKind::ArithAddI:
     case OpKind::TtAddPtr: return bin("+");
@@ -287,8 +301,9 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
       return castExpr(op, a[0]);
     case OpKind::ArithBitcast:
     case OpKind::TtBitcast:
-      if (!op.result(0)->type().elementOrSelf().isScalar() || k0 == ScalarKind::I1)
-        unsupported(op, "bitcasts of pointers and i1");
+      if (op.result(0)->type().elementOrSelf().isPointer())
+        return dialect_.pointerCast(a[0], dialect_.typeName(op.result(0)->type().elementOrSelf()));
+      if (k0 == ScalarKind::I1) return a[0];  // i1 to i1: nothing else has one bit
       return dialect_.bitcast(a[0], dialect_.scalarType(rk));
     case OpKind::MathExp: return mathExpr(op, MathFn::Exp, a);
     case OpKind::MathExp2: return mathExpr(op, MathFn::Exp2, a);

@@ -20,6 +20,7 @@ std::unique_ptr<ir::Operation> TtirParser::parsePrettyOp(PendingOp& op) {
     case ir::OpSyntax::FpToFp: return parseArrow(op);
     case ir::OpSyntax::ProgramDim: return parseProgramDim(op);
     case ir::OpSyntax::ResultTypeOnly: return parseResultTypeOnly(op);
+    case ir::OpSyntax::OperandTypeOnly: return parseOperandTypeOnly(op);
     case ir::OpSyntax::AddPtr: return parseAddPtr(op);
     case ir::OpSyntax::Load: return parseLoadStore(op, true);
     case ir::OpSyntax::Store: return parseLoadStore(op, false);
@@ -192,6 +193,18 @@ std::unique_ptr<ir::Operation> TtirParser::parseResultTypeOnly(PendingOp& op) {
   expect(TokenKind::Colon, "before the result type");
   Type type = parseType();
   return makeOp(op, {}, {type}, std::move(attrs));
+}
+
+std::unique_ptr<ir::Operation> TtirParser::parseOperandTypeOnly(PendingOp& op) {
+  std::vector<OperandRef> refs = parseOperandRefs();
+  expectOperandCount(op, refs, 1, 1);
+  ir::AttrList attrs;
+  parseOptionalAttrDict(attrs);
+  expect(TokenKind::Colon, "before the operand type");
+  Type type = parseType();
+  std::vector<Type> results;
+  if (op.kind == OpKind::TtUnsplat) results.push_back(type.isTensor() ? type.element() : type);
+  return makeOp(op, resolveAll(refs, {type}), results, std::move(attrs));
 }
 
 std::unique_ptr<ir::Operation> TtirParser::parseAddPtr(PendingOp& op) {
@@ -402,6 +415,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseAssert(PendingOp& op) {
 std::unique_ptr<ir::Operation> TtirParser::parseTerminator(PendingOp& op) {
   ir::AttrList attrs;
   parseOptionalAttrDict(attrs);
+  if (op.kind == OpKind::GpuBarrier) return makeOp(op, {}, {}, std::move(attrs));  // never has operands
   std::vector<OperandRef> refs = parseOptionalOperandRefs();
   std::vector<Type> types;
   if (!refs.empty()) {

@@ -73,6 +73,21 @@ void ProgramExecutor::execute(const ir::Operation& op) {
       return setResult(op, 0, makeRange(op));
     case OpKind::TtSplat:
       return setResult(op, 0, splat(op));
+    case OpKind::TtUnsplat: {
+      const RuntimeValue& in = valueOf(op, 0);
+      if (in.elements.size() != 1) op.fail("expects a tensor of one element");
+      return setResult(op, 0, RuntimeValue{in.elementType, {}, {in.elements[0]}, nullptr});
+    }
+    case OpKind::UbPoison: {
+      // Any value will do; zero makes runs reproducible.
+      const ir::Type& t = op.result(0)->type();
+      std::vector<int64_t> shape = t.isTensor() ? t.shape() : std::vector<int64_t>{};
+      return setResult(op, 0, RuntimeValue{t.elementOrSelf(), shape, std::vector<Element>(shapeElements(shape)), nullptr});
+    }
+    case OpKind::LlvmAssume:
+      return;  // a hint for the optimizer
+    case OpKind::GpuBarrier:
+      return;  // a program runs as one: its stores are already in order
     case OpKind::TtBroadcast:
       return setResult(op, 0, broadcast(op));
     case OpKind::TtExpandDims:

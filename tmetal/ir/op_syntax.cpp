@@ -34,7 +34,10 @@ OpSyntax opSyntax(OpKind kind) {
     case OpKind::TtFpToFp: return OpSyntax::FpToFp;
     case OpKind::TtGetProgramId:
     case OpKind::TtGetNumPrograms: return OpSyntax::ProgramDim;
-    case OpKind::TtMakeRange: return OpSyntax::ResultTypeOnly;
+    case OpKind::TtMakeRange:
+    case OpKind::UbPoison: return OpSyntax::ResultTypeOnly;
+    case OpKind::TtUnsplat:
+    case OpKind::LlvmAssume: return OpSyntax::OperandTypeOnly;
     case OpKind::TtAddPtr: return OpSyntax::AddPtr;
     case OpKind::TtLoad: return OpSyntax::Load;
     case OpKind::TtStore: return OpSyntax::Store;
@@ -48,6 +51,7 @@ OpSyntax opSyntax(OpKind kind) {
     case OpKind::TtClampF: return OpSyntax::ClampF;
     case OpKind::TtPrint: return OpSyntax::Print;
     case OpKind::TtAssert: return OpSyntax::Assert;
+    case OpKind::GpuBarrier:
     case OpKind::TtReturn:
     case OpKind::ScfYield: return OpSyntax::Terminator;
     case OpKind::TtReduceReturn:

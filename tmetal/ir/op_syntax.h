@@ -21,7 +21,8 @@ enum class OpSyntax {
   Reshape,         // tt.reshape %x allow_reorder? efficient_layout? {attrs}? : A -> B
   FpToFp,          // tt.fp_to_fp %x {attrs}? [, rounding = rtne] : A -> B
   ProgramDim,      // tt.get_program_id x {attrs}? : i32
-  ResultTypeOnly,  // tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  ResultTypeOnly,  // tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>; ub.poison : i32
+  OperandTypeOnly, // tt.unsplat %x {attrs}? : tensor<1xi32> (result: its element); llvm.intr.assume %c : i1
   AddPtr,          // tt.addptr %p, %o {attrs}? : P, O
   Load,            // tt.load %p [, %mask [, %other]] cacheModifier = cg? evictionPolicy = x? {attrs}? : P
   Store,           // tt.store %p, %v [, %mask] cacheModifier = ..? evictionPolicy = ..? {attrs}? : P
@@ -35,7 +36,7 @@ enum class OpSyntax {
   ClampF,          // tt.clampf %x, %lo, %hi, propagateNan = none {attrs}? : T
   Print,           // tt.print " prefix" {hex = false, isSigned = array<i32: 0>} [: %a, %b : A, B]
   Assert,          // tt.assert %cond, "message" {attrs}? : C
-  Terminator,      // tt.return / scf.yield {attrs}? [%a, %b : A, B]
+  Terminator,      // tt.return / scf.yield {attrs}? [%a, %b : A, B]; gpu.barrier {attrs}?
   RegionReturn,    // tt.reduce.return %a, %b {attrs}? : A, B
   Condition,       // scf.condition(%c) {attrs}? [%a, %b : A, B]
   For,             // scf.for %iv = %lb to %ub step %s [iter_args(%x = %init, ..) -> (T, ..)] : i32 {..}

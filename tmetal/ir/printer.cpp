@@ -413,6 +413,13 @@ bool Printer::pretty(const Operation& op, int level) {
       out_ += " : " + r(0).str();
       return true;
     }
+    case OpSyntax::OperandTypeOnly: {
+      if (n != 1 || op.numResults() > 1) return false;
+      out_ += op.name() + " " + allUses(op);
+      attrDict(op.attrs(), {});
+      out_ += " : " + t(0).str();
+      return true;
+    }
     case OpSyntax::AddPtr: {
       if (n != 2 || op.numResults() != 1 || r(0) != t(0)) return false;
       out_ += op.name() + " " + allUses(op);

@@ -771,6 +771,28 @@ void Verifier::checkMisc(const Operation& op) {
       requireAttr(op, "symbol", Attribute::Kind::String, "the function's name");
       return;
     }
+    case OpKind::TtUnsplat: {
+      counts(op, 1, 1, 1);
+      const Type& src = type(op, 0);
+      bool single = src.isTensor();
+      if (single)
+        for (int64_t extent : src.shape()) single &= extent == 1;
+      if (!single) op.fail("expects a tensor of one element, found " + quoted(src));
+      expectType(op, "the result", resultType(op), src.element());
+      return;
+    }
+    case OpKind::UbPoison:
+      counts(op, 0, 0, 1);
+      if (!resultType(op).isScalar() && !(resultType(op).isTensor() && resultType(op).element().isScalar()))
+        op.fail("the result must be a number or a tensor of numbers, found " + quoted(resultType(op)));
+      return;
+    case OpKind::GpuBarrier:
+      counts(op, 0, 0, 0);
+      return;
+    case OpKind::LlvmAssume:
+      counts(op, 1, 1, 0);
+      expectType(op, "the condition", type(op, 0), Type::i1());
+      return;
     case OpKind::TtAssert: {
       counts(op, 1, 1, 0);
       if (type(op, 0).elementOrSelf() != Type::i1()) op.fail("the condition must be i1, found " + quoted(type(op, 0)));

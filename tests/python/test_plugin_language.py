@@ -1,0 +1,275 @@
+"""Triton language features that Triton's own test suite (test_core.py) uses
+and that everyday kernels rely on, through the real frontend and the emulator:
+bool tensors in memory, i1 arithmetic, pointer casts, 16-bit float atomics,
+`.item()` of a one-element tensor, `tl.assume`, values of untaken returns,
+unsigned 64-bit scalars, and a kernel called `kernel` (a keyword in MSL).
+
+Each check takes a `Device` (how arrays reach the kernel and come back), so
+that test_plugin_cuda.py runs the same checks on an NVIDIA GPU. Results are
+compared exactly with NumPy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pytest
+import triton
+import triton.language as tl
+
+import triton_metal
+from triton_metal import LaunchError
+
+
+@dataclass(frozen=True)
+class Device:
+    put: Callable  # numpy array -> kernel argument
+    put_bf16: Callable  # uint16 array of bfloat16 bits -> kernel argument
+    get: Callable  # kernel argument -> numpy array
+    get_bf16: Callable  # bfloat16 kernel argument -> uint16 array of its bits
+    synchronize: Callable = lambda: None
+
+
+EMULATOR = Device(put=triton_metal.tensor, put_bf16=lambda bits: triton_metal.tensor(bits, dtype=tl.bfloat16),
+                  get=np.asarray, get_bf16=np.asarray)
+
+
+def bf16_bits(values) -> np.ndarray:
+    """bfloat16 bit patterns of float32 values that bfloat16 holds exactly."""
+    bits = np.asarray(values, np.float32).view(np.uint32)
+    assert not (bits & 0xFFFF).any(), "not exact in bfloat16"
+    return (bits >> 16).astype(np.uint16)
+
+
+def bf16_values(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+# ---- bool tensors and i1 arithmetic ----------------------------------------------
+
+
+@triton.jit
+def compare_kernel(z_ptr, x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask=m) < tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+@triton.jit
+def count_true_kernel(out_ptr, flags_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    flags = tl.load(flags_ptr + offs, mask=offs < n, other=False)
+    tl.store(out_ptr, tl.sum(flags.to(tl.int32)))
+    tl.store(out_ptr + 1, tl.sum(flags, dtype=tl.int1).to(tl.int32))  # i1 sum: the parity
+
+
+def check_bool_tensors(device: Device):
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal(100).astype(np.float32), rng.standard_normal(100).astype(np.float32)
+    z = device.put(np.zeros(100, np.bool_))
+    compare_kernel[(1, )](z, device.put(x), device.put(y), 100, BLOCK=128)
+    device.synchronize()
+    flags = device.get(z)
+    np.testing.assert_array_equal(flags, x < y)
+
+    for count in (77, 78):
+        flags = np.zeros(100, np.bool_)
+        flags[rng.permutation(100)[:count]] = True
+        out = device.put(np.zeros(2, np.int32))
+        count_true_kernel[(1, )](out, device.put(flags), 100, BLOCK=128)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(out), [count, count % 2])
+
+
+@triton.jit
+def i1_sum_kernel(out_ptr, init, IN: tl.constexpr, OUT: tl.constexpr):
+    x = tl.full((32, 32), init, dtype=IN)
+    tl.store(out_ptr, tl.sum(x, dtype=OUT).to(tl.int32))
+
+
+def check_i1_sum_wraps(device: Device):
+    # Triton's test_sum_dtype: 1024 ones summed as i1 wrap to 0; summed with
+    # the default dtype (i32) they count.
+    for in_dtype, out_dtype, expected in ((tl.int1, tl.int1, 0), (tl.int1, None, 1024), (tl.int8, tl.int8, 0)):
+        out = device.put(np.full(1, -1, np.int32))
+        i1_sum_kernel[(1, )](out, 1, IN=in_dtype, OUT=out_dtype)
+        device.synchronize()
+        assert device.get(out)[0] == expected, (in_dtype, out_dtype)
+
+
+# ---- pointer casts ---------------------------------------------------------------
+
+
+@triton.jit
+def bits_kernel(out_ptr, x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    as_ints = x_ptr.to(tl.pointer_type(tl.int32), bitcast=True)
+    tl.store(out_ptr + offs, tl.load(as_ints + offs) ^ 1)
+
+
+def check_pointer_bitcast(device: Device):
+    x = np.random.default_rng(4).standard_normal(64).astype(np.float32)
+    out = device.put(np.zeros(64, np.int32))
+    bits_kernel[(1, )](out, device.put(x), BLOCK=64)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), x.view(np.int32) ^ 1)
+
+
+# ---- 16-bit float atomics ----------------------------------------------------------
+
+
+@triton.jit
+def scatter_add_kernel(out_ptr, x_ptr, n, NOUT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.atomic_add(out_ptr + offs % NOUT, tl.load(x_ptr + offs, mask=m), mask=m)
+
+
+@triton.jit
+def cas_kernel(p, old_ptr, cmp, val, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    ty = p.dtype.element_ty
+    old = tl.atomic_cas(p + offs, tl.full((BLOCK, ), cmp, ty), tl.full((BLOCK, ), val, ty))
+    tl.store(old_ptr + offs, old)
+
+
+def check_half_atomics(device: Device):
+    # Neighbouring 16-bit elements share a 32-bit word: every program adds
+    # into all of them at once. Every partial sum (at most 200) is exact in
+    # bfloat16 too, so the order of the additions does not matter.
+    x = (np.arange(1000) % 3 == 0).astype(np.float32)
+    expected = np.array([x[i::5].sum() for i in range(5)], np.float32)
+    out = device.put(np.zeros(5, np.float16))
+    scatter_add_kernel[(8, )](out, device.put(x.astype(np.float16)), 1000, NOUT=5, BLOCK=128)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), expected.astype(np.float16))
+
+    out = device.put_bf16(np.zeros(5, np.uint16))
+    scatter_add_kernel[(8, )](out, device.put_bf16(bf16_bits(x)), 1000, NOUT=5, BLOCK=128)
+    device.synchronize()
+    np.testing.assert_array_equal(bf16_values(device.get_bf16(out)), expected)
+
+    # Compare-and-swap of four of five halves: only those equal to 1 change;
+    # the fifth, in the word of the fourth, is left alone.
+    p = device.put(np.array([1, 2, 1, 3, 1], np.float16))
+    old = device.put(np.zeros(4, np.float16))
+    cas_kernel[(1, )](p, old, 1.0, 9.0, BLOCK=4)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(p), np.array([9, 2, 9, 3, 1], np.float16))
+    np.testing.assert_array_equal(device.get(old), np.array([1, 2, 1, 3], np.float16))
+
+
+# ---- .item(), a spin lock, tl.assume, untaken returns ------------------------------------
+
+
+@triton.jit
+def locked_add_kernel(data_ptr, lock_ptr, BLOCK: tl.constexpr):
+    # Triton's test_atomic_cas: one program at a time in the critical section.
+    zero = tl.full((1, ), 0, dtype=tl.int32).item()
+    one = tl.full((1, ), 1, dtype=tl.int32).item()
+    offs = tl.arange(0, BLOCK)
+    while tl.atomic_cas(lock_ptr, zero, one) == 1:
+        pass
+    tl.store(data_ptr + offs, tl.load(data_ptr + offs) + 1.0)
+    tl.debug_barrier()
+    tl.atomic_xchg(lock_ptr, zero)
+
+
+def check_item_and_spin_lock(device: Device):
+    data = device.put(np.zeros(128, np.float32))
+    lock = device.put(np.zeros(1, np.int32))
+    locked_add_kernel[(64, )](data, lock, BLOCK=128)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(data), np.full(128, 64, np.float32))
+    assert device.get(lock)[0] == 0
+
+
+@triton.jit
+def assume_kernel(out_ptr, N: tl.constexpr, BLOCK_N: tl.constexpr):
+    remaining = N - tl.program_id(0) * BLOCK_N
+    tl.assume(remaining >= BLOCK_N)
+    tl.store(out_ptr + tl.program_id(0), remaining)
+
+
+@triton.jit
+def maybe_return(x):
+    taken = False
+    if taken:
+        return x
+
+
+@triton.jit
+def poison_kernel(out_ptr):
+    # The helper's result is undefined (ub.poison); only that it compiles
+    # and stores something is Triton's contract.
+    tl.store(out_ptr, maybe_return(7))
+    tl.store(out_ptr + 1, 5)
+
+
+def check_assume_and_poison(device: Device):
+    out = device.put(np.zeros(8, np.int32))
+    assume_kernel[(8, )](out, N=1024, BLOCK_N=128)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), 1024 - 128 * np.arange(8))
+    out = device.put(np.full(2, -1, np.int32))
+    poison_kernel[(1, )](out)
+    device.synchronize()
+    assert device.get(out)[1] == 5
+
+
+# ---- names and scalars ----------------------------------------------------------------
+
+
+@triton.jit
+def kernel(x_ptr, value):  # "kernel" is a keyword of MSL
+    tl.store(x_ptr, (value >> 32).to(tl.uint32))
+    tl.store(x_ptr + 1, value.to(tl.uint32))
+
+
+def check_kernel_named_kernel_and_u64(device: Device):
+    x = device.put(np.zeros(2, np.uint32))
+    compiled = kernel[(1, )](x, 2**64 - 1)  # Triton types it u64
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(x), [0xFFFFFFFF, 0xFFFFFFFF])
+    kernel[(1, )](x, 2**63 + 5)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(x), [0x80000000, 5])
+    assert compiled.metadata.name == "kernel_entry"
+
+
+CHECKS = {
+    "bool_tensors": check_bool_tensors,
+    "i1_sum_wraps": check_i1_sum_wraps,
+    "pointer_bitcast": check_pointer_bitcast,
+    "half_atomics": check_half_atomics,
+    "item_and_spin_lock": check_item_and_spin_lock,
+    "assume_and_poison": check_assume_and_poison,
+    "kernel_named_kernel_and_u64": check_kernel_named_kernel_and_u64,
+}
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_language_feature_on_the_emulator(codegen_emulator, name):
+    CHECKS[name](EMULATOR)
+
+
+def test_errors_about_a_renamed_entry_name_the_triton_kernel(codegen_emulator):
+    from test_plugin_launch import TorchLikeCpuTensor
+    x = TorchLikeCpuTensor(np.zeros(2, np.uint32))
+    x.device = type("Device", (), {"type": "mps"})()
+    with pytest.raises(LaunchError, match=r"in Triton kernel 'kernel'") as caught:
+        kernel[(1, )](x, 2**40)
+    assert caught.value.kernel == "kernel"
+    assert isinstance(caught.value, ValueError)  # as Triton's own launchers raise
+
+
+def test_generated_source_spells_the_new_constructs(codegen_emulator):
+    msl = kernel.warmup(triton_metal.tensor(np.zeros(2, np.uint32)), 2**40, grid=(1, )).asm["msl"]
+    msl = msl.decode() if isinstance(msl, bytes) else msl
+    assert "kernel void kernel_entry(" in msl
+    compiled = bits_kernel.warmup(triton_metal.tensor(np.zeros(64, np.int32)),
+                                  triton_metal.tensor(np.zeros(64, np.float32)), BLOCK=64, grid=(1, ))
+    msl = compiled.asm["msl"]
+    msl = msl.decode() if isinstance(msl, bytes) else msl
+    assert "reinterpret_cast<device int*>(x_ptr)" in msl
