@@ -149,11 +149,12 @@ class MetalOptions:
     ir_override: Optional[str] = None  # a .ttir file replacing the TTIR stage's output
     extern_libs: Optional[tuple] = None  # CUDA/ROCm device libraries: none on Metal
     # Floating-point formats: Apple GPUs have no fp8 and no tensor-float-32;
-    # tl.dot accepts the tf32 precisions and computes in full fp32.
+    # tl.dot accepts the reduced precisions NVIDIA's backend has (tf32 and
+    # the split-bf16 emulations of fp32) and computes them in full fp32.
     supported_fp8_dtypes: Tuple[str, ...] = ()
     deprecated_fp8_dot_operand_dtypes: Tuple[str, ...] = ()
     default_dot_input_precision: str = "ieee"
-    allowed_dot_input_precisions: Tuple[str, ...] = ("ieee", "tf32", "tf32x3")
+    allowed_dot_input_precisions: Tuple[str, ...] = ("ieee", "tf32", "tf32x3", "bf16x3", "bf16x6")
     max_num_imprecise_acc_default: int = 0
     instrumentation_mode: str = ""
     backend_name: str = BACKEND_NAME

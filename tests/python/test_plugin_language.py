@@ -238,7 +238,57 @@ def check_kernel_named_kernel_and_u64(device: Device):
     assert compiled.metadata.name == "kernel_entry"
 
 
+# ---- tl.dot: 16-bit accumulators, bf16x3 precision -----------------------------------
+
+
+@triton.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr, OUT: tl.constexpr,
+               PRECISION: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, out_dtype=OUT, input_precision=PRECISION))
+
+
+def check_dot_accumulators(device: Device):
+    # Small integers: every product and partial sum is exact in float16.
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(-4, 5, (16, 32)), rng.integers(-4, 5, (32, 16))
+    expected = a @ b
+    c = device.put(np.zeros((16, 16), np.float16))
+    dot_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c, M=16, N=16, K=32,
+                      OUT=tl.float16, PRECISION="ieee")
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(c), expected.astype(np.float16))
+    for precision in ("bf16x3", "bf16x6"):  # computed in full fp32
+        c = device.put(np.zeros((16, 16), np.float32))
+        dot_kernel[(1, )](device.put(a.astype(np.float32)), device.put(b.astype(np.float32)), c, M=16, N=16, K=32,
+                          OUT=tl.float32, PRECISION=precision)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(c), expected.astype(np.float32))
+
+
+@triton.jit
+def batched_dot_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rb, rm, rn, rk = tl.arange(0, B), tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rb[:, None, None] * M * K + rm[None, :, None] * K + rk[None, None, :])
+    b = tl.load(b_ptr + rb[:, None, None] * K * N + rk[None, :, None] * N + rn[None, None, :])
+    tl.store(c_ptr + rb[:, None, None] * M * N + rm[None, :, None] * N + rn[None, None, :], tl.dot(a, b))
+
+
+def check_batched_dot(device: Device):
+    rng = np.random.default_rng(6)
+    a, b = rng.integers(-4, 5, (4, 8, 16)), rng.integers(-4, 5, (4, 16, 32))
+    c = device.put(np.zeros((4, 8, 32), np.float32))
+    batched_dot_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c, B=4, M=8, N=32,
+                              K=16)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(c), np.matmul(a, b).astype(np.float32))
+
+
 CHECKS = {
+    "batched_dot": check_batched_dot,
+    "dot_accumulators": check_dot_accumulators,
     "bool_tensors": check_bool_tensors,
     "i1_sum_wraps": check_i1_sum_wraps,
     "pointer_bitcast": check_pointer_bitcast,

@@ -192,6 +192,10 @@ class KernelLowering {
   // the scalar variable `scalar` when `tensor` has no registers.
   void defineCarried(const ir::Value* v, const RegisterTensor& tensor, const std::string& scalar);
   void copyRegisters(const RegisterTensor& dst, const RegisterTensor& src);
+  // dst = src converted to dst's element type, register by register.
+  void convertRegisters(const RegisterTensor& dst, const RegisterTensor& src);
+  void assignRegisters(const RegisterTensor& dst, const RegisterTensor& src,
+                       const std::function<std::string(const std::string&)>& value);
   RegisterTensor convertLayout(const ir::Operation& op, const RegisterTensor& in, const layout::LayoutPtr& to,
                                const std::string& hint);
   // Writes `in` to a new threadgroup buffer (owners only), then a barrier;

@@ -2,6 +2,8 @@
 // branches live in variables declared before the construct (one per
 // register), assigned from what the regions yield. Conditions and bounds are
 // scalars, uniform over the threadgroup, so barriers inside stay convergent.
+#include <functional>
+
 #include "tmetal/codegen/kernel_lowering.h"
 
 namespace tmetal::codegen {
@@ -23,14 +25,24 @@ RegisterTensor KernelLowering::declareCarried(const ir::Value* v, const LayoutPt
 }
 
 void KernelLowering::copyRegisters(const RegisterTensor& dst, const RegisterTensor& src) {
+  assignRegisters(dst, src, [](const std::string& v) { return v; });
+}
+
+void KernelLowering::convertRegisters(const RegisterTensor& dst, const RegisterTensor& src) {
+  const std::string type = typeOf(dst.element);
+  assignRegisters(dst, src, [&](const std::string& v) { return dialect_.convert(v, type); });
+}
+
+void KernelLowering::assignRegisters(const RegisterTensor& dst, const RegisterTensor& src,
+                                     const std::function<std::string(const std::string&)>& value) {
   forEachRegister(
       static_cast<int64_t>(dst.size()),
       [&](const std::string& idx) -> std::optional<std::string> {
         std::optional<std::string> v = src.at(idx);
         if (!v || dst.arrayName.empty()) return std::nullopt;
-        return dst.arrayName + "[" + idx + "] = " + *v + ";";
+        return dst.arrayName + "[" + idx + "] = " + value(*v) + ";";
       },
-      [&](int64_t r) { return dst.regs[r] + " = " + src.regs[r] + ";"; });
+      [&](int64_t r) { return dst.regs[r] + " = " + value(src.regs[r]) + ";"; });
 }
 
 void KernelLowering::assignCarried(const ir::Operation& terminator, size_t firstOperand,

@@ -19,69 +19,93 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   const RegisterTensor& a = operandTensor(op, 0);
   const RegisterTensor& b = operandTensor(op, 1);
   const RegisterTensor& c = operandTensor(op, 2);
-  if (a.shape.size() != 2 || b.shape.size() != 2) unsupported(op, "batched (3-D) tt.dot");
+  const size_t rank = a.shape.size();
+  if ((rank != 2 && rank != 3) || b.shape.size() != rank) unsupported(op, "tt.dot of rank " + std::to_string(rank));
+  const bool batched = rank == 3;  // [batch, m, k] x [batch, k, n]: one product per batch index
   const ir::Type& accType = v->type().element();
   ScalarKind ak = a.element.scalarKind(), ck = accType.scalarKind();
   bool isInt = !accType.isFloat();
-  if (isInt ? (ak != ScalarKind::I8 && ak != ScalarKind::I32) : ck != ScalarKind::F32)
-    unsupported(op, "tt.dot accumulating in " + accType.str() + " (f32, or i32 for integer inputs)");
-  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  // A 16-bit float accumulator is carried in float and rounded once at the
+  // end: at least as accurate as accumulating in 16 bits.
+  const bool narrowAcc = ck == ScalarKind::F16 || ck == ScalarKind::BF16;
+  if (isInt ? (ak != ScalarKind::I8 && ak != ScalarKind::I32) : ck != ScalarKind::F32 && !narrowAcc)
+    unsupported(op, "tt.dot accumulating in " + accType.str() + " (f32, f16, bf16, or i32 for integer inputs)");
+  int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
   LayoutPtr l = layouts_.home(v);
-  TensorMap map(l, {m, n});
+  TensorMap map(l, v->type().shape());
   int64_t regs = map.numRegisters();
-  body_.comment("'tt.dot' " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " at " +
-                op.loc().userPos().str() + ": A and B through threadgroup memory, FMAs into registers");
+  body_.comment("'tt.dot' " + std::string(batched ? std::to_string(a.shape[0]) + " x " : "") + std::to_string(m) +
+                "x" + std::to_string(n) + "x" + std::to_string(k) + " at " + op.loc().userPos().str() +
+                ": A and B through threadgroup memory, FMAs into registers");
 
   // One barrier after both are written (and, in a loop, one before).
   std::string bufA = stageInThreadgroupMemory(op, a, "dot_a", true, false);
   std::string bufB = stageInThreadgroupMemory(op, b, "dot_b", false, true);
 
   std::string name = nameFor(v);
-  RegisterTensor out = RegisterTensor::array(l, {m, n}, accType, name, regs);
+  RegisterTensor out = RegisterTensor::array(l, v->type().shape(), accType, name, regs);
   body_.line(declaration(accType, name, regs) + ";");
-  copyRegisters(out, c);
+  RegisterTensor acc = out;
+  if (narrowAcc) {
+    acc = RegisterTensor::array(l, v->type().shape(), ir::Type::f32(), name + "_f32", regs);
+    body_.line(declaration(acc.element, acc.arrayName, regs) + ";");
+    convertRegisters(acc, c);
+  } else {
+    copyRegisters(out, c);
+  }
 
-  int rowDim = l->rootDims()[0], colDim = l->rootDims()[1];
+  const int batchDim = batched ? l->rootDims()[0] : -1;
+  const int rowDim = l->rootDims()[rank - 2], colDim = l->rootDims()[rank - 1];
+  std::string batch = batched ? threadOffset(map, batchDim) : "0";
   std::string row = threadOffset(map, rowDim), col = threadOffset(map, colDim);
-  // The distinct row and column offsets of this thread's registers.
-  std::map<int64_t, std::string> rows, cols;
-  std::vector<std::pair<int64_t, int64_t>> at(regs);
+  // The distinct (batch, row) and (batch, column) offsets of this thread's
+  // registers: each names one element of A and of B per k.
+  using Key = std::pair<int64_t, int64_t>;
+  std::map<Key, std::string> rows, cols;
+  std::vector<std::pair<Key, Key>> at(regs);
   for (int64_t r = 0; r < regs; ++r) {
     std::vector<int64_t> off = map.registerOffset(r);
-    at[r] = {off[rowDim], off[colDim]};
-    rows[off[rowDim]];
-    cols[off[colDim]];
+    int64_t bo = batched ? off[batchDim] : 0;
+    at[r] = {{bo, off[rowDim]}, {bo, off[colDim]}};
+    rows[at[r].first];
+    cols[at[r].second];
   }
   std::string wide = isInt ? dialect_.scalarType(ScalarKind::I32) : dialect_.scalarType(ScalarKind::F32);
   auto plusOffset = [](const std::string& base, int64_t off) {
     if (base == "0") return std::to_string(off);
     return off ? "(" + base + " + " + std::to_string(off) + ")" : base;
   };
+  // base * extent + inner, leaving out what is zero.
+  auto flat = [](const std::string& base, int64_t extent, const std::string& inner) {
+    if (base == "0") return inner;
+    const std::string factor = base.find(' ') == std::string::npos ? base : "(" + base + ")";
+    return factor + " * " + std::to_string(extent) + (inner == "0" ? "" : " + " + inner);
+  };
   std::string kk = newName("kk");
   body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(k) + "; ++" + kk + ")");
   int i = 0;
   for (auto& [off, var] : rows) {
     var = newName("a" + std::to_string(i++));
-    std::string index = plusOffset(row, off);
-    index = (index == "0" ? "" : index + " * " + std::to_string(k) + " + ") + kk;
-    body_.line(wide + " " + var + " = " + dialect_.convert(bufA + "[" + index + "]", wide) + ";");
+    std::string rowIndex = flat(plusOffset(batch, off.first), m, plusOffset(row, off.second));
+    body_.line(wide + " " + var + " = " + dialect_.convert(bufA + "[" + flat(rowIndex, k, kk) + "]", wide) + ";");
   }
   i = 0;
   for (auto& [off, var] : cols) {
     var = newName("b" + std::to_string(i++));
-    std::string colIndex = plusOffset(col, off);
-    std::string index = kk + " * " + std::to_string(n) + (colIndex == "0" ? "" : " + " + colIndex);
-    body_.line(wide + " " + var + " = " + dialect_.convert(bufB + "[" + index + "]", wide) + ";");
+    std::string kIndex = flat(plusOffset(batch, off.first), k, kk);
+    body_.line(wide + " " + var + " = " + dialect_.convert(bufB + "[" + flat(kIndex, n, plusOffset(col, off.second)) + "]", wide) +
+               ";");
   }
   for (int64_t r = 0; r < regs; ++r) {
     const std::string& x = rows[at[r].first];
     const std::string& y = cols[at[r].second];
     if (isInt)
-      body_.line(out.regs[r] + " += " + x + " * " + y + ";");
+      body_.line(acc.regs[r] + " += " + x + " * " + y + ";");
     else
-      body_.line(out.regs[r] + " = " + dialect_.mathCall(MathFn::Fma, {x, y, out.regs[r]}, ScalarKind::F32, false) + ";");
+      body_.line(acc.regs[r] + " = " + dialect_.mathCall(MathFn::Fma, {x, y, acc.regs[r]}, ScalarKind::F32, false) + ";");
   }
   body_.close();
+  if (narrowAcc) convertRegisters(out, acc);
   defineTensor(v, out);
 }
 

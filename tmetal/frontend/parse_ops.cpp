@@ -282,7 +282,7 @@ std::unique_ptr<ir::Operation> TtirParser::parseDot(PendingOp& op) {
     Token keyword = expectKeyword("inputPrecision", "after ','");
     expect(TokenKind::Equal, "after 'inputPrecision'");
     setUniqueAttr(attrs, keyword, "inputPrecision",
-                  ir::Attribute::symbol(parseEnumKeyword("as the input precision (tf32, tf32x3, ieee)")));
+                  ir::Attribute::symbol(parseEnumKeyword("as the input precision (tf32, tf32x3, bf16x3, bf16x6, ieee)")));
   }
   parseOptionalAttrDict(attrs);
   expect(TokenKind::Colon, "before the operand types");
