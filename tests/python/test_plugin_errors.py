@@ -64,13 +64,15 @@ def test_unsupported_construct_names_kernel_file_and_line(emulator_driver):
 
 def test_code_generator_limits_name_kernel_file_and_line(codegen_emulator):
     # A construct the TTIR reader accepts but the code generator does not
-    # lower (batched 3-D tt.dot): reported at the tl.dot line.
-    a = triton_metal.tensor(np.ones(16 * 16 * 16, np.float32))
+    # lower (a 64-bit atomic add: Metal's device atomics are 32-bit):
+    # reported at the tl.atomic_add line.
+    a = triton_metal.tensor(np.ones(16, np.int64))
     with pytest.raises(CompileError) as info:
-        bad.batched_dot_kernel[(1, )](a, a, a)
+        bad.wide_atomic_kernel[(1, )](a, a)
     error = info.value
-    assert (error.file, error.line) == (bad.__file__, bad.marker_line("dot3d")), str(error)
-    assert "batched (3-D) tt.dot" in str(error) and error.kernel == "batched_dot_kernel"
+    assert (error.file, error.line) == (bad.__file__, bad.marker_line("atomic64")), str(error)
+    assert "tt.atomic_rmw add on i64 (Metal's device atomics are 32-bit)" in str(error)
+    assert error.kernel == "wide_atomic_kernel"
 
 
 def test_triton_frontend_errors_pass_through(emulator_driver):
