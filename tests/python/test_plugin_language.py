@@ -179,9 +179,11 @@ def locked_add_kernel(data_ptr, lock_ptr, BLOCK: tl.constexpr):
 def check_item_and_spin_lock(device: Device):
     data = device.put(np.zeros(128, np.float32))
     lock = device.put(np.zeros(1, np.int32))
-    locked_add_kernel[(64, )](data, lock, BLOCK=128)
+    # Enough programs at once that a lock without acquire and release
+    # orders loses updates on a GPU (Triton's test uses 2000).
+    locked_add_kernel[(2000, )](data, lock, BLOCK=128)
     device.synchronize()
-    np.testing.assert_array_equal(device.get(data), np.full(128, 64, np.float32))
+    np.testing.assert_array_equal(device.get(data), np.full(128, 2000, np.float32))
     assert device.get(lock)[0] == 0
 
 
@@ -323,3 +325,12 @@ def test_generated_source_spells_the_new_constructs(codegen_emulator):
     msl = compiled.asm["msl"]
     msl = msl.decode() if isinstance(msl, bytes) else msl
     assert "reinterpret_cast<device int*>(x_ptr)" in msl
+    # acq_rel (Triton's default) is a device fence on each side of the
+    # relaxed atomic; the debug barrier orders device memory too.
+    compiled = locked_add_kernel.warmup(triton_metal.tensor(np.zeros(128, np.float32)),
+                                        triton_metal.tensor(np.zeros(1, np.int32)), BLOCK=128, grid=(1, ))
+    msl = compiled.asm["msl"]
+    msl = msl.decode() if isinstance(msl, bytes) else msl
+    fence = "atomic_thread_fence(mem_flags::mem_device, memory_order_seq_cst);"
+    assert msl.count(fence) == 4, msl  # the compare-and-swap and the exchange
+    assert "threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);" in msl

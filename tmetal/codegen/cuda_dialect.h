@@ -67,6 +67,7 @@ class CudaDialect : public CEmitter {
                                const std::string& host) const override;
   std::string barrier() const override { return "__syncthreads();"; }
   std::string deviceMemoryBarrier() const override { return "__syncthreads();"; }
+  std::string deviceFence() const override { return "__threadfence();"; }
   std::string loopUnrollHint(int count) const override { return "#pragma unroll " + std::to_string(count); }
   std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
   std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,

@@ -2,7 +2,9 @@
 // thread that owns it (replicas must not repeat an update). Scalars are
 // updated by thread 0. Old values that are used travel from the updating
 // thread to the others through threadgroup memory. Metal's device atomics
-// are relaxed; Triton's acq_rel/gpu semantics are not strengthened here.
+// are relaxed: Triton's memory orders (`sem`, acq_rel unless given) come
+// from device-scope fences around them, a release fence before and an
+// acquire fence after, as C++ builds them from relaxed atomics.
 #include "tmetal/codegen/kernel_lowering.h"
 
 namespace tmetal::codegen {
@@ -93,7 +95,20 @@ AtomicOperands atomicOperands(const ir::Operation& op) {
 }
 }  // namespace
 
+namespace {
+bool releases(const std::string& sem) { return sem != "relaxed" && sem != "acquire"; }
+bool acquires(const std::string& sem) { return sem != "relaxed" && sem != "release"; }
+}  // namespace
+
 void KernelLowering::lowerAtomicRmw(const ir::Operation& op) {
+  const ir::Attribute* semAttr = op.attr("sem");
+  const std::string sem = semAttr ? semAttr->asString() : "acq_rel";
+  if (releases(sem)) body_.line(dialect_.deviceFence());
+  lowerAtomicUpdates(op);
+  if (acquires(sem)) body_.line(dialect_.deviceFence());
+}
+
+void KernelLowering::lowerAtomicUpdates(const ir::Operation& op) {
   const ir::Value* v = op.result(0);
   AtomicOperands operands = atomicOperands(op);
   if (!v->type().isTensor()) {

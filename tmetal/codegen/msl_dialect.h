@@ -54,6 +54,10 @@ class MslDialect : public CEmitter {
   std::string threadgroupAlias(const std::string& elementType, const std::string& name,
                                const std::string& host) const override;
   std::string barrier() const override { return "threadgroup_barrier(mem_flags::mem_threadgroup);"; }
+  // MSL 3.2 (macOS 15); device scope is the default.
+  std::string deviceFence() const override {
+    return "atomic_thread_fence(mem_flags::mem_device, memory_order_seq_cst);";
+  }
   std::string deviceMemoryBarrier() const override {
     return "threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);";
   }
