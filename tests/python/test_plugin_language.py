@@ -288,7 +288,49 @@ def check_batched_dot(device: Device):
     np.testing.assert_array_equal(device.get(c), np.matmul(a, b).astype(np.float32))
 
 
+# ---- returns inside if (cf.cond_br in Triton's TTIR) ---------------------------------------
+
+
+@triton.jit
+def early_exit_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:  # programs past the end leave at once
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+
+@triton.jit
+def nested_returns_kernel(out_ptr, n, m, BLOCK: tl.constexpr):
+    # After canonicalization two of the paths share one block (with a block
+    # argument): the reader copies it into both.
+    offs = tl.arange(0, BLOCK)
+    if n > 0:
+        if m > 0:
+            tl.store(out_ptr + offs, tl.full((BLOCK, ), 1.0, tl.float32))
+            return
+        else:
+            tl.store(out_ptr + offs, tl.full((BLOCK, ), 2.0, tl.float32))
+    else:
+        tl.store(out_ptr + offs, tl.full((BLOCK, ), 3.0, tl.float32))
+        return
+    tl.store(out_ptr + BLOCK + offs, tl.full((BLOCK, ), 4.0, tl.float32))
+
+
+def check_returns_inside_if(device: Device):
+    x = device.put(np.zeros(256, np.int32))
+    early_exit_kernel[(8, )](x, 200, BLOCK=32)  # programs 7.. return (6 fills 192..223)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(x), (np.arange(256) < 224).astype(np.int32))
+    for n, m, first, second in ((5, 7, 1.0, 0.0), (5, 0, 2.0, 4.0), (0, 7, 3.0, 0.0)):
+        out = device.put(np.zeros(64, np.float32))
+        nested_returns_kernel[(1, )](out, n, m, BLOCK=32)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(out), np.repeat(np.float32([first, second]), 32), err_msg=str((n, m)))
+
+
 CHECKS = {
+    "returns_inside_if": check_returns_inside_if,
     "batched_dot": check_batched_dot,
     "dot_accumulators": check_dot_accumulators,
     "bool_tensors": check_bool_tensors,

@@ -111,9 +111,9 @@ TEST(FrontendErrors, UnsupportedTypesAndForms) {
             "bad.ttir:2:32: error: dynamic tensor dimensions ('?') are not supported");
   EXPECT_EQ(errorOf("module {\n  tt.func private @f(i32) -> i32\n}\n"),
             "bad.ttir:2:22: error: function declarations (arguments without names, no body) are not supported");
+  // A function body may have blocks (returns inside if), each ending once.
   EXPECT_EQ(errorOf(kernel("%a: i32", "    tt.return\n  ^bb1:\n    tt.return")),
-            "bad.ttir:4:3: error: regions with more than one block are not supported (Triton's TTIR uses "
-            "structured control flow)");
+            "bad.ttir:6:5: error: 'tt.return' ends its block: no operation may follow it before the closing '}'");
   // An op after a terminator (the reader found it; printed back it would read
   // as the terminator's operand).
   EXPECT_EQ(errorOf(kernel("%n: i32", "    tt.return %n : i32")),
@@ -190,4 +190,41 @@ TEST(FrontendErrors, NestingIsBounded) {
   forward += "#loc1000 = loc(\"f.py\":1:1)\nmodule {\n} loc(#loc0)\n";
   EXPECT_EQ(errorOf(forward),
             "bad.ttir:257:11: error: location nests too deep (more than 512 levels of parts and aliases)");
+}
+
+namespace {
+// A kernel whose body is `blocks` as written (labels and branches included).
+std::string blocks(const std::string& body) {
+  return "module {\n  tt.func public @k(%c: i1, %p: !tt.ptr<i32>) {\n" + body + "\n  }\n}\n";
+}
+}  // namespace
+
+TEST(FrontendErrors, ReturnsInsideIfBecomeScfIf) {
+  // Triton's `if c: return` and a block shared by two paths, with an argument.
+  EXPECT_EQ(errorOf(blocks("    %one = arith.constant 1 : i32\n"
+                           "    cf.cond_br %c, ^bb1, ^bb2(%one : i32)\n"
+                           "  ^bb1:\n"
+                           "    cf.cond_br %c, ^bb2(%one : i32), ^bb3\n"
+                           "  ^bb2(%v: i32):\n"
+                           "    tt.store %p, %v : !tt.ptr<i32>\n"
+                           "    tt.return\n"
+                           "  ^bb3:\n"
+                           "    tt.return")),
+            "no error");
+  EXPECT_EQ(errorOf(blocks("    cf.cond_br %c, ^bb1, ^bb9\n  ^bb1:\n    tt.return")),
+            "bad.ttir:3:26: error: branch to undefined block '^bb9'");
+  EXPECT_EQ(errorOf(blocks("    cf.br ^bb1\n    tt.return\n  ^bb1:\n    tt.return")),
+            "bad.ttir:4:5: error: a branch ends its block: no operation may follow it before the closing '}'");
+  EXPECT_EQ(errorOf(blocks("    %one = arith.constant 1 : i32\n  ^bb1:\n    tt.return")),
+            "bad.ttir:4:3: error: the block before '^bb1' must end in tt.return or a branch");
+  // A value defined on one path and used on another: MLIR's dominance.
+  EXPECT_EQ(errorOf(blocks("    cf.cond_br %c, ^bb1, ^bb2\n"
+                           "  ^bb1:\n"
+                           "    %one = arith.constant 1 : i32\n"
+                           "    cf.br ^bb2\n"
+                           "  ^bb2:\n"
+                           "    tt.store %p, %one : !tt.ptr<i32>\n"
+                           "    tt.return")),
+            "bad.ttir:8:5: error: a value is used on a path where it is not defined (its definition does not dominate "
+            "the use)");
 }

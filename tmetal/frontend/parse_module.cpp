@@ -2,6 +2,7 @@
 // functions, regions and blocks, each op's result names and location, and
 // the generic op form ("tt.reduce"(...) <{...}> ({...}) : (...) -> ...).
 #include "tmetal/frontend/ttir_parser.h"
+#include "tmetal/frontend/structurize_returns.h"
 #include "tmetal/ir/op_traits.h"
 
 namespace tmetal::frontend {
@@ -86,9 +87,89 @@ void TtirParser::parseFunction() {
   if (!tok_.is(TokenKind::LBrace))
     failExpected("'{' to open the body of function " + symbol.describe() +
                  " (declarations without a body are not supported)");
-  parseBlockBody(function->entry(), "function body");
+  parseFunctionBody(function);
   popScope();
   function->setLoc(parseTrailingLocation(keyword.offset));
+}
+
+// A function body is one block, or (a return inside an if) labelled blocks
+// joined by cf.cond_br and cf.br, which structurizeReturns turns into scf.if.
+void TtirParser::parseFunctionBody(ir::Function* function) {
+  DepthGuard guard(*this, tok_.offset);
+  Token open = expect(TokenKind::LBrace, "to open the function body");
+  if (tok_.is(TokenKind::BlockId))
+    failAt(tok_, "a block label is not allowed here: the function body's arguments are given by the op");
+  std::unordered_map<std::string, ir::Block*> labelled;
+  std::vector<std::pair<Token, ir::Block**>> targets;  // successors named before their block
+  std::unordered_map<const ir::Block*, Branch> branches;
+  ir::Block* block = function->entry();
+  auto ended = [&](const ir::Block* b) {
+    return branches.count(b) || (b->terminator() && ir::isTerminator(b->terminator()->kind()));
+  };
+  while (!tok_.is(TokenKind::RBrace)) {
+    if (tok_.is(TokenKind::Eof)) {
+      SourcePos opened = lexer_.posAt(open.offset);
+      failAt(tok_, "unterminated function body: expected '}' to close the '{' at line " +
+                       std::to_string(opened.line) + ", column " + std::to_string(opened.col));
+    }
+    if (tok_.is(TokenKind::BlockId)) {
+      if (!ended(block)) failAt(tok_, "the block before " + tok_.describe() + " must end in tt.return or a branch");
+      Token label = consume();
+      block = function->body()->addBlock();
+      if (!labelled.emplace(std::string(label.text), block).second)
+        failAt(label, "redefinition of block " + label.describe());
+      parseBlockArguments(block);
+      expect(TokenKind::Colon, "after the block label");
+      continue;
+    }
+    if (ended(block))
+      failAt(tok_, (branches.count(block) ? std::string("a branch")
+                                          : "'" + std::string(ir::opKindName(block->terminator()->kind())) + "'") +
+                       " ends its block: no operation may follow it before the closing '}'");
+    if (tok_.is(TokenKind::BareIdent) && (tok_.text == "cf.br" || tok_.text == "cf.cond_br")) {
+      Token start = consume();
+      Branch& branch = branches[block];  // map nodes stay put: `targets` may point into it
+      auto successor = [&](Successor& s) {
+        if (!tok_.is(TokenKind::BlockId)) failExpected("a successor block like '^bb1'");
+        targets.emplace_back(consume(), &s.block);
+        if (consumeIf(TokenKind::LParen)) {
+          std::vector<OperandRef> refs = parseOperandRefs();
+          expect(TokenKind::Colon, "before the types of the successor's arguments");
+          std::vector<ir::Type> types = parseTypeList();
+          if (types.size() != refs.size()) failAt(start, "a successor has " + std::to_string(refs.size()) +
+                                                             " argument(s) but " + std::to_string(types.size()) +
+                                                             " type(s)");
+          s.args = resolveAll(refs, types);
+          expect(TokenKind::RParen, "to close the successor's arguments");
+        }
+      };
+      if (start.text == "cf.cond_br") {
+        branch.condition = resolve(parseOperandRef(), ir::Type::i1());
+        expect(TokenKind::Comma, "after the branch condition");
+        successor(branch.onTrue);
+        expect(TokenKind::Comma, "between the two successors");
+        successor(branch.onFalse);
+      } else {
+        successor(branch.onTrue);
+      }
+      branch.loc = parseTrailingLocation(start.offset);
+      continue;
+    }
+    parseOperation(block);
+  }
+  consume();
+  if (!ended(block)) failAt(tok_, "the function body must end in tt.return");
+  for (auto& [label, slot] : targets) {
+    auto it = labelled.find(std::string(label.text));
+    if (it == labelled.end()) failAt(label, "branch to undefined block " + label.describe());
+    *slot = it->second;
+  }
+  for (const auto& [from, branch] : branches)
+    for (const Successor* s : {&branch.onTrue, &branch.onFalse})
+      if (s->block && s->block->numArguments() != s->args.size())
+        failAt(open, "a branch passes " + std::to_string(s->args.size()) + " value(s) to a block that takes " +
+                         std::to_string(s->block->numArguments()));
+  if (function->body()->numBlocks() > 1) structurizeReturns(*function, branches);
 }
 
 void TtirParser::parseBlockBody(ir::Block* block, std::string_view what) {
@@ -109,17 +190,7 @@ void TtirParser::parseRegionWithHeader(ir::Region* region) {
   ir::Block* block = region->addBlock();
   if (tok_.is(TokenKind::BlockId)) {
     consume();
-    if (consumeIf(TokenKind::LParen) && !consumeIf(TokenKind::RParen)) {
-      while (true) {
-        if (!tok_.is(TokenKind::ValueId)) failExpected("a block argument like '%x: f32'");
-        Token argName = consume();
-        expect(TokenKind::Colon, "after the block argument name");
-        ir::Type type = parseType();
-        addBlockArgument(block, argName, type, parseTrailingLocation(argName.offset));
-        if (consumeIf(TokenKind::RParen)) break;
-        expect(TokenKind::Comma, "or ')' in the block arguments");
-      }
-    }
+    parseBlockArguments(block);
     expect(TokenKind::Colon, "after the block label");
   }
   parseOpsUntilBrace(block, open, "region");
@@ -143,6 +214,20 @@ void TtirParser::parseOpsUntilBrace(ir::Block* block, const Token& open, std::st
     parseOperation(block);
   }
   consume();
+}
+
+// `(%x: f32 loc(..), ...)` after a block label, if present.
+void TtirParser::parseBlockArguments(ir::Block* block) {
+  if (!consumeIf(TokenKind::LParen) || consumeIf(TokenKind::RParen)) return;
+  while (true) {
+    if (!tok_.is(TokenKind::ValueId)) failExpected("a block argument like '%x: f32'");
+    Token argName = consume();
+    expect(TokenKind::Colon, "after the block argument name");
+    ir::Type type = parseType();
+    addBlockArgument(block, argName, type, parseTrailingLocation(argName.offset));
+    if (consumeIf(TokenKind::RParen)) break;
+    expect(TokenKind::Comma, "or ')' in the block arguments");
+  }
 }
 
 ir::Value* TtirParser::addBlockArgument(ir::Block* block, const Token& nameToken, const ir::Type& type,

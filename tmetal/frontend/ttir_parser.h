@@ -169,6 +169,8 @@ class TtirParser {
   std::unique_ptr<ir::Operation> parseGenericOp(PendingOp& op);
   // `{ ops }` into a block that already has its arguments.
   void parseBlockBody(ir::Block* block, std::string_view what);
+  void parseFunctionBody(ir::Function* function);
+  void parseBlockArguments(ir::Block* block);
   // `{ [^bb0(%a: T loc(..), ..):] ops }`: an MLIR region with its own header.
   void parseRegionWithHeader(ir::Region* region);
   void parseOpsUntilBrace(ir::Block* block, const Token& open, std::string_view what);

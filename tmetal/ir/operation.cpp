@@ -93,11 +93,22 @@ Operation* Block::append(std::unique_ptr<Operation> op) {
   return ops_.back().get();
 }
 
+std::vector<std::unique_ptr<Operation>> Block::takeOps() {
+  std::vector<std::unique_ptr<Operation>> ops = std::move(ops_);
+  ops_.clear();
+  for (auto& op : ops) op->parent_ = nullptr;
+  return ops;
+}
+
 Operation* Block::parentOp() const { return parent_ ? parent_->parentOp() : nullptr; }
 
 Block* Region::addBlock() {
   blocks_.push_back(std::make_unique<Block>(this));
   return blocks_.back().get();
+}
+
+void Region::eraseBlocksFrom(size_t first) {
+  if (first < blocks_.size()) blocks_.erase(blocks_.begin() + static_cast<std::ptrdiff_t>(first), blocks_.end());
 }
 
 }  // namespace tmetal::ir

@@ -115,6 +115,8 @@ class Block {
 
   // Appends the op and takes ownership.
   Operation* append(std::unique_ptr<Operation> op);
+  // Removes every op and hands them over (the block keeps its arguments).
+  std::vector<std::unique_ptr<Operation>> takeOps();
   const std::vector<std::unique_ptr<Operation>>& ops() const { return ops_; }
   Operation* terminator() const { return ops_.empty() ? nullptr : ops_.back().get(); }
 
@@ -132,6 +134,8 @@ class Region {
   explicit Region(Operation* parent) : parent_(parent) {}
   Block* addBlock();
   size_t numBlocks() const { return blocks_.size(); }
+  // Destroys blocks first.. (their values must no longer be used).
+  void eraseBlocksFrom(size_t first);
   Block* block(size_t i = 0) const { return blocks_.at(i).get(); }
   Operation* parentOp() const { return parent_; }
 

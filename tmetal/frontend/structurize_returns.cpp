@@ -1,0 +1,130 @@
+#include "tmetal/frontend/structurize_returns.h"
+
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+#include "tmetal/support/diagnostic.h"
+
+namespace tmetal::frontend {
+
+namespace {
+
+using Mapping = std::unordered_map<const ir::Value*, ir::Value*>;
+
+// Copying a block into every path that reaches it can grow exponentially
+// with the nesting; real kernels stay far below this.
+constexpr size_t kMaxCopiedOps = 100000;
+
+class Structurizer {
+ public:
+  Structurizer(const ir::Function& fn, const std::vector<std::unique_ptr<ir::Operation>>& entryOps,
+               const std::unordered_map<const ir::Block*, Branch>& branches)
+      : branches_(branches) {
+    // Every value of the old body: each use must be one whose definition
+    // was copied on the same path (MLIR's dominance).
+    for (const auto& op : entryOps) collect(*op);
+    for (size_t b = 1; b < fn.body()->numBlocks(); ++b) collect(*fn.body()->block(b));
+  }
+
+  // Copies `ops` (the ops of `block`, without its branch) into `into`, then
+  // what the block's branch leads to. `top`: `into` is the function body.
+  void emit(const std::vector<std::unique_ptr<ir::Operation>>& ops, const ir::Block* block, Mapping m,
+            ir::Block* into, bool top) {
+    for (const auto& op : ops) {
+      if (op->kind() == ir::OpKind::TtReturn) {
+        into->append(top ? clone(*op, m) : terminator("scf.yield", op->loc()));
+        return;
+      }
+      into->append(clone(*op, m));
+    }
+    auto it = branches_.find(block);
+    if (it == branches_.end()) throw CompileError("a block of the function body ends without a terminator");
+    const Branch& branch = it->second;
+    if (!branch.condition) return enter(branch.onTrue, std::move(m), into, top);
+    auto ifOp = std::make_unique<ir::Operation>("scf.if", std::vector<ir::Value*>{mapped(m, branch.condition, branch.loc)},
+                                                std::vector<ir::Type>{}, ir::AttrList{}, branch.loc);
+    for (const Successor* successor : {&branch.onTrue, &branch.onFalse})
+      enter(*successor, m, ifOp->addRegion()->addBlock(), false);
+    into->append(std::move(ifOp));
+    into->append(terminator(top ? "tt.return" : "scf.yield", branch.loc));
+  }
+
+ private:
+  ir::Value* mapped(const Mapping& m, ir::Value* v, const ir::Location& at) const {
+    auto it = m.find(v);
+    if (it != m.end()) return it->second;
+    if (old_.count(v))
+      throw CompileError(at.userPos(), "a value is used on a path where it is not defined (its definition does not "
+                                       "dominate the use)");
+    return v;
+  }
+
+  void collect(const ir::Operation& op) {
+    for (const ir::Value* r : op.results()) old_.insert(r);
+    for (size_t r = 0; r < op.numRegions(); ++r)
+      for (size_t b = 0; b < op.region(r)->numBlocks(); ++b) collect(*op.region(r)->block(b));
+  }
+  void collect(const ir::Block& block) {
+    for (const ir::Value* a : block.arguments()) old_.insert(a);
+    for (const auto& op : block.ops()) collect(*op);
+  }
+
+  void enter(const Successor& s, Mapping m, ir::Block* into, bool top) {
+    for (size_t i = 0; i < s.args.size(); ++i) m[s.block->argument(i)] = mapped(m, s.args[i], s.block->argument(i)->loc());
+    emit(s.block->ops(), s.block, std::move(m), into, top);
+  }
+
+  std::unique_ptr<ir::Operation> clone(const ir::Operation& op, Mapping& m) {
+    if (++copied_ > kMaxCopiedOps)
+      op.fail("the function's early returns would copy more than " + std::to_string(kMaxCopiedOps) +
+              " ops into their paths; restructure the kernel's returns");
+    std::vector<ir::Value*> operands;
+    for (ir::Value* v : op.operands()) operands.push_back(mapped(m, v, op.loc()));
+    std::vector<ir::Type> types;
+    for (const ir::Value* r : op.results()) types.push_back(r->type());
+    auto copy = std::make_unique<ir::Operation>(op.name(), std::move(operands), types, op.attrs(), op.loc());
+    for (size_t i = 0; i < op.numResults(); ++i) {
+      copy->result(i)->setName(op.result(i)->name());
+      copy->result(i)->setLoc(op.result(i)->loc());
+      m[op.result(i)] = copy->result(i);
+    }
+    for (size_t r = 0; r < op.numRegions(); ++r) {
+      ir::Region* region = copy->addRegion();
+      for (size_t b = 0; b < op.region(r)->numBlocks(); ++b) {
+        const ir::Block* from = op.region(r)->block(b);
+        ir::Block* to = region->addBlock();
+        for (size_t a = 0; a < from->numArguments(); ++a) {
+          const ir::Value* arg = from->argument(a);
+          m[arg] = to->addArgument(arg->type(), arg->name(), arg->loc());
+        }
+        for (const auto& inner : from->ops()) to->append(clone(*inner, m));
+      }
+    }
+    return copy;
+  }
+
+  static std::unique_ptr<ir::Operation> terminator(const char* name, const ir::Location& loc) {
+    return std::make_unique<ir::Operation>(name, std::vector<ir::Value*>{}, std::vector<ir::Type>{}, ir::AttrList{},
+                                           loc);
+  }
+
+  const std::unordered_map<const ir::Block*, Branch>& branches_;
+  std::unordered_set<const ir::Value*> old_;
+  size_t copied_ = 0;
+};
+
+}  // namespace
+
+void structurizeReturns(ir::Function& fn, const std::unordered_map<const ir::Block*, Branch>& branches) {
+  if (!fn.resultTypes().empty())
+    throw CompileError(fn.loc().userPos(), "'tt.func' @" + fn.name() +
+                                               ": returns inside an if are supported only in functions without "
+                                               "results (kernels)");
+  ir::Block* entry = fn.entry();
+  std::vector<std::unique_ptr<ir::Operation>> entryOps = entry->takeOps();
+  Structurizer(fn, entryOps, branches).emit(entryOps, entry, {}, entry, true);
+  fn.body()->eraseBlocksFrom(1);
+}
+
+}  // namespace tmetal::frontend

@@ -1,0 +1,34 @@
+// Triton lowers a `return` inside an `if` to unstructured control flow: the
+// function body becomes several blocks ending in cf.cond_br, cf.br or
+// tt.return. tmetal's IR is structured, so the reader rebuilds such a body
+// as nested scf.if ops. Every path ends in a return, so a conditional branch
+// becomes an scf.if whose two regions hold the code of its two successors
+// up to their returns, and nothing follows it but the return. A block that
+// several branches reach is copied into each (the graph is acyclic: loops
+// are scf ops, and Triton refuses a return inside a loop).
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "tmetal/ir/module.h"
+
+namespace tmetal::frontend {
+
+struct Successor {
+  ir::Block* block = nullptr;
+  std::vector<ir::Value*> args;  // the block's arguments
+};
+
+struct Branch {
+  ir::Value* condition = nullptr;  // null for cf.br, which goes to onTrue
+  Successor onTrue, onFalse;
+  ir::Location loc;
+};
+
+// Rebuilds `fn`'s body as one block. Its blocks end in tt.return or in the
+// branch `branches` holds for them. Throws CompileError when the function
+// returns values or when copying shared blocks would exceed a limit.
+void structurizeReturns(ir::Function& fn, const std::unordered_map<const ir::Block*, Branch>& branches);
+
+}  // namespace tmetal::frontend
