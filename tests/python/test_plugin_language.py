@@ -317,7 +317,27 @@ def nested_returns_kernel(out_ptr, n, m, BLOCK: tl.constexpr):
     tl.store(out_ptr + BLOCK + offs, tl.full((BLOCK, ), 4.0, tl.float32))
 
 
+@triton.jit
+def sign_step(x, y):
+    if x > 0:
+        return x + y
+    return x - y
+
+
+@triton.jit
+def call_with_returns_kernel(out_ptr, x, y):
+    # A helper returning values from inside an if: Triton inlines it, and its
+    # private copy in the module is rebuilt the same way (an scf.if with
+    # results).
+    tl.store(out_ptr, sign_step(x, y))
+
+
 def check_returns_inside_if(device: Device):
+    for x, expected in ((5, 12), (-5, -12)):
+        out = device.put(np.zeros(1, np.int32))
+        call_with_returns_kernel[(1, )](out, x, 7)
+        device.synchronize()
+        assert device.get(out)[0] == expected, x
     x = device.put(np.zeros(256, np.int32))
     early_exit_kernel[(8, )](x, 200, BLOCK=32)  # programs 7.. return (6 fills 192..223)
     device.synchronize()

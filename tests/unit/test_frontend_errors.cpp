@@ -211,6 +211,22 @@ TEST(FrontendErrors, ReturnsInsideIfBecomeScfIf) {
                            "  ^bb3:\n"
                            "    tt.return")),
             "no error");
+  // In a function with results every scf.if yields what its paths return
+  // (the verifier checks the yields against the results).
+  EXPECT_EQ(errorOf("module {\n"
+                    "  tt.func private @f(%c: i1, %a: i32) -> i32 {\n"
+                    "    cf.cond_br %c, ^bb1, ^bb2\n"
+                    "  ^bb1:\n"
+                    "    tt.return %a : i32\n"
+                    "  ^bb2:\n"
+                    "    %z = arith.constant 0 : i32\n"
+                    "    tt.return %z : i32\n"
+                    "  }\n"
+                    "  tt.func public @k(%c: i1, %p: !tt.ptr<i32>) {\n"
+                    "    tt.return\n"
+                    "  }\n"
+                    "}\n"),
+            "no error");
   EXPECT_EQ(errorOf(blocks("    cf.cond_br %c, ^bb1, ^bb9\n  ^bb1:\n    tt.return")),
             "bad.ttir:3:26: error: branch to undefined block '^bb9'");
   EXPECT_EQ(errorOf(blocks("    cf.br ^bb1\n    tt.return\n  ^bb1:\n    tt.return")),

@@ -20,7 +20,7 @@ class Structurizer {
  public:
   Structurizer(const ir::Function& fn, const std::vector<std::unique_ptr<ir::Operation>>& entryOps,
                const std::unordered_map<const ir::Block*, Branch>& branches)
-      : branches_(branches) {
+      : branches_(branches), results_(fn.resultTypes()) {
     // Every value of the old body: each use must be one whose definition
     // was copied on the same path (MLIR's dominance).
     for (const auto& op : entryOps) collect(*op);
@@ -33,7 +33,9 @@ class Structurizer {
             ir::Block* into, bool top) {
     for (const auto& op : ops) {
       if (op->kind() == ir::OpKind::TtReturn) {
-        into->append(top ? clone(*op, m) : terminator("scf.yield", op->loc()));
+        // Nested, the returned values leave through the scf.if around it.
+        std::unique_ptr<ir::Operation> end = clone(*op, m);
+        into->append(top ? std::move(end) : terminator("scf.yield", end->operands(), op->loc()));
         return;
       }
       into->append(clone(*op, m));
@@ -43,11 +45,11 @@ class Structurizer {
     const Branch& branch = it->second;
     if (!branch.condition) return enter(branch.onTrue, std::move(m), into, top);
     auto ifOp = std::make_unique<ir::Operation>("scf.if", std::vector<ir::Value*>{mapped(m, branch.condition, branch.loc)},
-                                                std::vector<ir::Type>{}, ir::AttrList{}, branch.loc);
+                                                results_, ir::AttrList{}, branch.loc);
     for (const Successor* successor : {&branch.onTrue, &branch.onFalse})
       enter(*successor, m, ifOp->addRegion()->addBlock(), false);
-    into->append(std::move(ifOp));
-    into->append(terminator(top ? "tt.return" : "scf.yield", branch.loc));
+    ir::Operation* made = into->append(std::move(ifOp));
+    into->append(terminator(top ? "tt.return" : "scf.yield", made->results(), branch.loc));
   }
 
  private:
@@ -104,12 +106,13 @@ class Structurizer {
     return copy;
   }
 
-  static std::unique_ptr<ir::Operation> terminator(const char* name, const ir::Location& loc) {
-    return std::make_unique<ir::Operation>(name, std::vector<ir::Value*>{}, std::vector<ir::Type>{}, ir::AttrList{},
-                                           loc);
+  static std::unique_ptr<ir::Operation> terminator(const char* name, std::vector<ir::Value*> values,
+                                                   const ir::Location& loc) {
+    return std::make_unique<ir::Operation>(name, std::move(values), std::vector<ir::Type>{}, ir::AttrList{}, loc);
   }
 
   const std::unordered_map<const ir::Block*, Branch>& branches_;
+  const std::vector<ir::Type>& results_;  // the function's: each scf.if returns them
   std::unordered_set<const ir::Value*> old_;
   size_t copied_ = 0;
 };
@@ -117,10 +120,6 @@ class Structurizer {
 }  // namespace
 
 void structurizeReturns(ir::Function& fn, const std::unordered_map<const ir::Block*, Branch>& branches) {
-  if (!fn.resultTypes().empty())
-    throw CompileError(fn.loc().userPos(), "'tt.func' @" + fn.name() +
-                                               ": returns inside an if are supported only in functions without "
-                                               "results (kernels)");
   ir::Block* entry = fn.entry();
   std::vector<std::unique_ptr<ir::Operation>> entryOps = entry->takeOps();
   Structurizer(fn, entryOps, branches).emit(entryOps, entry, {}, entry, true);

@@ -27,8 +27,9 @@ struct Branch {
 };
 
 // Rebuilds `fn`'s body as one block. Its blocks end in tt.return or in the
-// branch `branches` holds for them. Throws CompileError when the function
-// returns values or when copying shared blocks would exceed a limit.
+// branch `branches` holds for them; in a function with results each scf.if
+// yields what its paths return. Throws CompileError when a use is not
+// dominated by its definition or copying shared blocks would exceed a limit.
 void structurizeReturns(ir::Function& fn, const std::unordered_map<const ir::Block*, Branch>& branches);
 
 }  // namespace tmetal::frontend
