@@ -349,7 +349,21 @@ def check_returns_inside_if(device: Device):
         np.testing.assert_array_equal(device.get(out), np.repeat(np.float32([first, second]), 32), err_msg=str((n, m)))
 
 
+def check_dot_past_the_threadgroup_memory(device: Device):
+    # float32 A (64x64) and B (64x128) take 48 KB, more than the 32 KB of a
+    # threadgroup: the dot stages K in chunks. Triton's test_dot has such tiles.
+    rng = np.random.default_rng(7)
+    a, b = rng.integers(-4, 5, (64, 64)), rng.integers(-4, 5, (64, 128))
+    c = device.put(np.zeros((64, 128), np.float32))
+    compiled = dot_kernel[(1, )](device.put(a.astype(np.float32)), device.put(b.astype(np.float32)), c, M=64, N=128,
+                                 K=64, OUT=tl.float32, PRECISION="ieee")
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
+
+
 CHECKS = {
+    "dot_past_the_threadgroup_memory": check_dot_past_the_threadgroup_memory,
     "returns_inside_if": check_returns_inside_if,
     "batched_dot": check_batched_dot,
     "dot_accumulators": check_dot_accumulators,

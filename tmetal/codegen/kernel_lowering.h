@@ -195,6 +195,8 @@ class KernelLowering {
   void copyRegisters(const RegisterTensor& dst, const RegisterTensor& src);
   // dst = src converted to dst's element type, register by register.
   void convertRegisters(const RegisterTensor& dst, const RegisterTensor& src);
+  // How many rows of K a tt.dot stages at a time: K when A and B fit whole.
+  int64_t dotChunk(const RegisterTensor& a, const RegisterTensor& b, int64_t m, int64_t n, int64_t k);
   void assignRegisters(const RegisterTensor& dst, const RegisterTensor& src,
                        const std::function<std::string(const std::string&)>& value);
   RegisterTensor convertLayout(const ir::Operation& op, const RegisterTensor& in, const layout::LayoutPtr& to,
@@ -219,6 +221,9 @@ class KernelLowering {
   // index in in.shape); readStaged declares `name` and reads every register
   // of a tensor in layout l from buffer[linear * scale + offset].
   void writeStaged(const RegisterTensor& in, const std::string& buffer, int64_t scale, int64_t offset);
+  // Writes the elements whose row-major index i is in [first, first + count)
+  // to buffer[i - first] (`first` a run-time expression).
+  void writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first, int64_t count);
   RegisterTensor readStaged(const std::string& buffer, const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
                             const ir::Type& element, const std::string& name, int64_t scale, int64_t offset);
   void lowerJoinSplitCat(const ir::Operation& op);

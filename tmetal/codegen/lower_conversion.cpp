@@ -89,6 +89,31 @@ void KernelLowering::writeStaged(const RegisterTensor& in, const std::string& bu
   if (!owner.empty()) body_.close();
 }
 
+void KernelLowering::writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first,
+                                      int64_t count) {
+  TensorMap map = in.map();
+  int64_t n = map.numRegisters();
+  std::string owner = ownerCondition(map);
+  if (!owner.empty()) body_.open("if (" + owner + ")");
+  std::string base = bindBase(linearIndexBase(map), buffer + "_at", n);
+  std::vector<IndexTerm> terms = linearIndexTerms(map);
+  std::string i = newName(buffer + "_i");
+  body_.line("int " + i + ";");
+  auto store = [&](const std::string& index, const std::string& value) {
+    return "{ " + i + " = " + index + " - (" + first + "); if (" + i + " >= 0 && " + i + " < " +
+           std::to_string(count) + ") " + buffer + "[" + i + "] = " + value + "; }";
+  };
+  forEachRegister(
+      n,
+      [&](const std::string& idx) -> std::optional<std::string> {
+        std::optional<std::string> v = in.at(idx);
+        if (!v) return std::nullopt;
+        return store(offsetExpr(base, terms, idx, n), *v);
+      },
+      [&](int64_t r) { return store(offsetExpr(base, linearIndexConstant(map, r)), in.regs[r]); });
+  if (!owner.empty()) body_.close();
+}
+
 RegisterTensor KernelLowering::readStaged(const std::string& buffer, const LayoutPtr& l,
                                           const std::vector<int64_t>& shape, const ir::Type& element,
                                           const std::string& name, int64_t scale, int64_t offset) {

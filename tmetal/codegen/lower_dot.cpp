@@ -38,9 +38,19 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
                 "x" + std::to_string(n) + "x" + std::to_string(k) + " at " + op.loc().userPos().str() +
                 ": A and B through threadgroup memory, FMAs into registers");
 
-  // One barrier after both are written (and, in a loop, one before).
-  std::string bufA = stageInThreadgroupMemory(op, a, "dot_a", true, false);
-  std::string bufB = stageInThreadgroupMemory(op, b, "dot_b", false, true);
+  // A and B whole when they fit, one barrier after both are written (and,
+  // in a loop, one before). Otherwise K in chunks (below).
+  const int64_t chunk = batched ? k : dotChunk(a, b, m, n, k);
+  const bool chunked = chunk < k;
+  std::string bufA, bufB;
+  if (chunked) {
+    body_.comment("K in chunks of " + std::to_string(chunk) + ": all of A and B would exceed the threadgroup memory");
+    bufA = allocateStaging(op, a.element, chunk * m, "dot_a");  // A^T's rows k0.., [chunk][m]
+    bufB = allocateStaging(op, b.element, chunk * n, "dot_b");  // B's rows k0.., [chunk][n]
+  } else {
+    bufA = stageInThreadgroupMemory(op, a, "dot_a", true, false);
+    bufB = stageInThreadgroupMemory(op, b, "dot_b", false, true);
+  }
 
   std::string name = nameFor(v);
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), accType, name, regs);
@@ -81,13 +91,29 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
     const std::string factor = base.find(' ') == std::string::npos ? base : "(" + base + ")";
     return factor + " * " + std::to_string(extent) + (inner == "0" ? "" : " + " + inner);
   };
+  if (chunked) {
+    // Each trip stages rows k0.. of A^T (A's registers under the transposed
+    // layout number the same elements) and of B: both contiguous in the
+    // row-major order that writeStagedRange filters by.
+    std::string k0 = newName("k0");
+    body_.open("for (int " + k0 + " = 0; " + k0 + " < " + std::to_string(k) + "; " + k0 + " += " +
+               std::to_string(chunk) + ")");
+    body_.line(dialect_.barrier());  // the previous trip's reads are done
+    RegisterTensor aT = a;
+    aT.layout = layout::permuteLayout(a.layout, {1, 0});
+    aT.shape = {k, m};
+    writeStagedRange(aT, bufA, k0 + " * " + std::to_string(m), chunk * m);
+    writeStagedRange(b, bufB, k0 + " * " + std::to_string(n), chunk * n);
+    body_.line(dialect_.barrier());
+  }
   std::string kk = newName("kk");
-  body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(k) + "; ++" + kk + ")");
+  body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(chunk) + "; ++" + kk + ")");
   int i = 0;
   for (auto& [off, var] : rows) {
     var = newName("a" + std::to_string(i++));
     std::string rowIndex = flat(plusOffset(batch, off.first), m, plusOffset(row, off.second));
-    body_.line(wide + " " + var + " = " + dialect_.convert(bufA + "[" + flat(rowIndex, k, kk) + "]", wide) + ";");
+    std::string index = chunked ? flat(kk, m, rowIndex) : flat(rowIndex, k, kk);
+    body_.line(wide + " " + var + " = " + dialect_.convert(bufA + "[" + index + "]", wide) + ";");
   }
   i = 0;
   for (auto& [off, var] : cols) {
@@ -105,8 +131,22 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
       body_.line(acc.regs[r] + " = " + dialect_.mathCall(MathFn::Fma, {x, y, acc.regs[r]}, ScalarKind::F32, false) + ";");
   }
   body_.close();
+  if (chunked) body_.close();
   if (narrowAcc) convertRegisters(out, acc);
   defineTensor(v, out);
+}
+
+int64_t KernelLowering::dotChunk(const RegisterTensor& a, const RegisterTensor& b, int64_t m, int64_t n, int64_t k) {
+  const int bytesA = std::max(1, a.element.bitWidth() / 8), bytesB = std::max(1, b.element.bitWidth() / 8);
+  auto fits = [&](int64_t rows) {
+    return threadgroupMemory_.hasRoomFor(ThreadgroupMemory::roundedBytes(rows * m, bytesA) +
+                                         ThreadgroupMemory::roundedBytes(rows * n, bytesB));
+  };
+  if (fits(k) || !layout::permuteLayout(a.layout, {1, 0})) return k;
+  // The largest power of two dividing K that fits (K is a power of two).
+  int64_t chunk = k / 2;
+  while (chunk > 1 && !fits(chunk)) chunk /= 2;
+  return fits(chunk) ? chunk : k;  // none fits: the whole, and its error
 }
 
 }  // namespace tmetal::codegen
