@@ -362,7 +362,27 @@ def check_dot_past_the_threadgroup_memory(device: Device):
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
 
 
+# ---- tl.histogram ----------------------------------------------------------------------
+
+
+@triton.jit
+def histogram_kernel(x_ptr, out_ptr, n, N: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + tl.arange(0, BINS), tl.histogram(x, BINS, mask=offs < n))
+
+
+def check_histogram(device: Device):
+    # Values outside [0, BINS) and masked-off elements count nowhere.
+    x = np.random.default_rng(8).integers(-3, 20, 512).astype(np.int32)
+    out = device.put(np.full(16, -1, np.int32))
+    histogram_kernel[(1, )](device.put(x), out, 500, N=512, BINS=16)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), np.bincount(x[:500][(x[:500] >= 0) & (x[:500] < 16)], minlength=16))
+
+
 CHECKS = {
+    "histogram": check_histogram,
     "dot_past_the_threadgroup_memory": check_dot_past_the_threadgroup_memory,
     "returns_inside_if": check_returns_inside_if,
     "batched_dot": check_batched_dot,

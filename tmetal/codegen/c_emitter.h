@@ -154,6 +154,8 @@ class CEmitter {
                                 ir::ScalarKind k) const = 0;
   // Helper functions the atomics rely on, emitted once when used.
   virtual std::string atomicHelpers() const = 0;
+  // Adds `value` to the int at `ptr` in threadgroup memory, atomically.
+  virtual std::string threadgroupAtomicAdd(const std::string& ptr, const std::string& value) const = 0;
 };
 
 }  // namespace tmetal::codegen

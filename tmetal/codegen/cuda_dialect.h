@@ -65,6 +65,9 @@ class CudaDialect : public CEmitter {
   std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
   std::string threadgroupAlias(const std::string& elementType, const std::string& name,
                                const std::string& host) const override;
+  std::string threadgroupAtomicAdd(const std::string& ptr, const std::string& value) const override {
+    return "atomicAdd(" + ptr + ", " + value + ")";
+  }
   std::string barrier() const override { return "__syncthreads();"; }
   std::string deviceMemoryBarrier() const override { return "__syncthreads();"; }
   std::string deviceFence() const override { return "__threadfence();"; }

@@ -53,6 +53,10 @@ class MslDialect : public CEmitter {
   std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
   std::string threadgroupAlias(const std::string& elementType, const std::string& name,
                                const std::string& host) const override;
+  std::string threadgroupAtomicAdd(const std::string& ptr, const std::string& value) const override {
+    return "atomic_fetch_add_explicit(reinterpret_cast<threadgroup atomic_int*>(" + ptr + "), " + value +
+           ", memory_order_relaxed)";
+  }
   std::string barrier() const override { return "threadgroup_barrier(mem_flags::mem_threadgroup);"; }
   // MSL 3.2 (macOS 15); device scope is the default.
   std::string deviceFence() const override {

@@ -303,6 +303,13 @@ class LayoutAssigner {
         setOperand(op, 2, l);
         return;
       }
+      case OpKind::TtHistogram: {
+        // The mask must number its elements as the values do.
+        LayoutPtr l = homeOrDefault(op.operand(0));
+        for (size_t i = 0; i < op.numOperands(); ++i) setOperand(op, i, l);
+        setHome(op.result(0), out_.defaultLayout(op.result(0)->type().shape()));
+        return;
+      }
       case OpKind::ScfFor:
         return visitFor(op);
       case OpKind::ScfIf:
@@ -321,7 +328,7 @@ class LayoutAssigner {
       setAllOperands(op, l);
       return;
     }
-    // Everything else (reshape, join, split, cat, histogram, calls, ...):
+    // Everything else (reshape, join, split, cat, calls, ...):
     // results in the default layout of their shape, operands where they are.
     for (size_t i = 0; i < op.numOperands(); ++i)
       if (isTensor(op.operand(i))) setOperand(op, i, homeOrDefault(op.operand(i)));
