@@ -381,7 +381,30 @@ def check_histogram(device: Device):
     np.testing.assert_array_equal(device.get(out), np.bincount(x[:500][(x[:500] >= 0) & (x[:500] < 16)], minlength=16))
 
 
+# ---- tl.gather ---------------------------------------------------------------------------
+
+
+@triton.jit
+def gather_kernel(src_ptr, idx_ptr, out_ptr, AXIS: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+                  IM: tl.constexpr, IN: tl.constexpr):
+    src = tl.load(src_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :])
+    idx = tl.load(idx_ptr + tl.arange(0, IM)[:, None] * IN + tl.arange(0, IN)[None, :])
+    tl.store(out_ptr + tl.arange(0, IM)[:, None] * IN + tl.arange(0, IN)[None, :], tl.gather(src, idx, AXIS))
+
+
+def check_gather(device: Device):
+    rng = np.random.default_rng(9)
+    src = rng.standard_normal((8, 16)).astype(np.float32)
+    for axis, shape in ((0, (32, 16)), (1, (8, 4))):
+        idx = rng.integers(0, src.shape[axis], shape).astype(np.int32)
+        out = device.put(np.zeros(shape, np.float32))
+        gather_kernel[(1, )](device.put(src), device.put(idx), out, AXIS=axis, M=8, N=16, IM=shape[0], IN=shape[1])
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(out), np.take_along_axis(src, idx, axis), err_msg=f"axis {axis}")
+
+
 CHECKS = {
+    "gather": check_gather,
     "histogram": check_histogram,
     "dot_past_the_threadgroup_memory": check_dot_past_the_threadgroup_memory,
     "returns_inside_if": check_returns_inside_if,

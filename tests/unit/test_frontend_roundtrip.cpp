@@ -193,6 +193,7 @@ const char* const kEveryOp = R"ttir(module {
     %positive = arith.cmpi sgt, %93, %94 : i32
     llvm.intr.assume %positive : i1
     gpu.barrier
+    %95 = tt.gather %68[%i] {axis = 0 : i32} : (tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
     %90 = scf.for %k = %c0 to %n step %n iter_args(%v = %c0) -> (i32)  : i32 {
       scf.yield %v : i32
     }

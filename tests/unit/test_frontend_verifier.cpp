@@ -64,6 +64,21 @@ TEST(FrontendVerifier, UnsplatPoisonAndAssume) {
             "bad.ttir:3:5: error: 'llvm.intr.assume': the condition must have type 'i1', found 'i32'");
 }
 
+TEST(FrontendVerifier, GatherRules) {
+  EXPECT_EQ(verifyError("%s: tensor<8x4xf32>, %i: tensor<16x4xi32>",
+                        "    %0 = tt.gather %s[%i] {axis = 0 : i32} : (tensor<8x4xf32>, tensor<16x4xi32>) -> "
+                        "tensor<16x4xf32>"),
+            "no error");
+  EXPECT_EQ(verifyError("%s: tensor<8x4xf32>, %i: tensor<16x8xi32>",
+                        "    %0 = tt.gather %s[%i] {axis = 0 : i32} : (tensor<8x4xf32>, tensor<16x8xi32>) -> "
+                        "tensor<16x8xf32>"),
+            "bad.ttir:3:5: error: 'tt.gather': the indices must have the source's extent along dimension 1 (not the "
+            "axis), found 'tensor<16x8xi32>' for 'tensor<8x4xf32>'");
+  EXPECT_EQ(verifyError("%s: tensor<8xf32>, %i: tensor<8xi32>",
+                        "    %0 = tt.gather %s[%i] {axis = 1 : i32} : (tensor<8xf32>, tensor<8xi32>) -> tensor<8xf32>"),
+            "bad.ttir:3:5: error: 'tt.gather': axis 1 is out of range for rank 1");
+}
+
 TEST(FrontendVerifier, ShapeRules) {
   EXPECT_EQ(verifyError("%a: i32", "    %0 = tt.splat %a : i32 -> tensor<4xf32>"),
             "bad.ttir:3:5: error: 'tt.splat': the result must be a tensor of 'i32', found 'tensor<4xf32>'");

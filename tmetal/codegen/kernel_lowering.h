@@ -151,7 +151,8 @@ class KernelLowering {
   void lowerAtomicRmw(const ir::Operation& op);
   void lowerAtomicCas(const ir::Operation& op);
   void lowerAtomicUpdates(const ir::Operation& op);
-  void lowerHistogram(const ir::Operation& op);  // the updates themselves, without fences
+  void lowerHistogram(const ir::Operation& op);
+  void lowerGather(const ir::Operation& op);  // the updates themselves, without fences
   std::string atomicStatement(const ir::Operation& op, const std::string& ptr, const std::vector<std::string>& values,
                               const std::string& result);
   // A value only one thread computed, given to every thread.

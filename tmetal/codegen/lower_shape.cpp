@@ -113,6 +113,34 @@ RegisterTensor KernelLowering::expandDimsIn(const ir::Operation& op, const Layou
   return t;
 }
 
+void KernelLowering::lowerGather(const ir::Operation& op) {
+  // The source through threadgroup memory; each result register reads the
+  // element its index register names along the axis (the indices' layout is
+  // the result's, so register r of both is the same element).
+  const ir::Value* v = op.result(0);
+  const RegisterTensor& src = operandTensor(op, 0);
+  const RegisterTensor& indices = operandTensor(op, 1);
+  const int axis = static_cast<int>(op.intAttr("axis"));
+  std::string buffer = stageInThreadgroupMemory(op, src, "gather");
+  LayoutPtr l = layouts_.home(v);
+  TensorMap out(l, v->type().shape());
+  std::string name = nameFor(v);
+  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, out.numRegisters());
+  body_.line(declaration(v->type().element(), name, out.numRegisters()) + ";");
+  std::vector<int64_t> stride(src.shape.size(), 1);
+  for (int i = static_cast<int>(src.shape.size()) - 2; i >= 0; --i) stride[i] = stride[i + 1] * src.shape[i + 1];
+  for (int64_t r = 0; r < out.numRegisters(); ++r) {
+    std::string index;
+    for (size_t d = 0; d < stride.size(); ++d) {
+      std::string term = static_cast<int>(d) == axis ? "int(" + indices.regs[r] + ")" : indexAlong(out, static_cast<int>(d), r);
+      if (term == "0") continue;
+      index += (index.empty() ? "" : " + ") + (stride[d] == 1 ? term : "(" + term + ") * " + std::to_string(stride[d]));
+    }
+    body_.line(t.regs[r] + " = " + buffer + "[" + (index.empty() ? "0" : index) + "];");
+  }
+  defineTensor(v, t);
+}
+
 void KernelLowering::lowerTrans(const ir::Operation& op) {
   const ir::Value* v = op.result(0);
   const RegisterTensor& in = operandTensor(op, 0);

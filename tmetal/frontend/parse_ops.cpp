@@ -30,6 +30,7 @@ std::unique_ptr<ir::Operation> TtirParser::parsePrettyOp(PendingOp& op) {
     case ir::OpSyntax::MakeTensorPtr: return parseMakeTensorPtr(op);
     case ir::OpSyntax::Advance: return parseAdvance(op);
     case ir::OpSyntax::Functional: return parseFunctional(op);
+    case ir::OpSyntax::Gather: return parseGather(op);
     case ir::OpSyntax::Call: return parseCall(op);
     case ir::OpSyntax::ClampF: return parseClampF(op);
     case ir::OpSyntax::Print: return parsePrint(op);
@@ -205,6 +206,21 @@ std::unique_ptr<ir::Operation> TtirParser::parseOperandTypeOnly(PendingOp& op) {
   std::vector<Type> results;
   if (op.kind == OpKind::TtUnsplat) results.push_back(type.isTensor() ? type.element() : type);
   return makeOp(op, resolveAll(refs, {type}), results, std::move(attrs));
+}
+
+std::unique_ptr<ir::Operation> TtirParser::parseGather(PendingOp& op) {
+  OperandRef source = parseOperandRef();
+  expect(TokenKind::LSquare, "before the indices");
+  OperandRef indices = parseOperandRef();
+  expect(TokenKind::RSquare, "after the indices");
+  ir::AttrList attrs;
+  parseOptionalAttrDict(attrs);
+  Token colon = expect(TokenKind::Colon, "before the op's function type");
+  FunctionType type = parseFunctionType();
+  if (type.inputs.size() != 2 || type.results.size() != 1)
+    failAt(colon, "'tt.gather' has the type (source, indices) -> result");
+  return makeOp(op, {resolve(source, type.inputs[0]), resolve(indices, type.inputs[1])}, type.results,
+                std::move(attrs));
 }
 
 std::unique_ptr<ir::Operation> TtirParser::parseAddPtr(PendingOp& op) {

@@ -192,6 +192,7 @@ class TtirParser {
   std::unique_ptr<ir::Operation> parseProgramDim(PendingOp& op);
   std::unique_ptr<ir::Operation> parseResultTypeOnly(PendingOp& op);
   std::unique_ptr<ir::Operation> parseOperandTypeOnly(PendingOp& op);
+  std::unique_ptr<ir::Operation> parseGather(PendingOp& op);
   std::unique_ptr<ir::Operation> parseAddPtr(PendingOp& op);
   std::unique_ptr<ir::Operation> parseLoadStore(PendingOp& op, bool isLoad);
   std::unique_ptr<ir::Operation> parseAtomic(PendingOp& op, bool isRmw);

@@ -47,6 +47,7 @@ OpSyntax opSyntax(OpKind kind) {
     case OpKind::TtMakeBlockPtr: return OpSyntax::MakeTensorPtr;
     case OpKind::TtAdvance: return OpSyntax::Advance;
     case OpKind::TtExternElementwise: return OpSyntax::Functional;
+    case OpKind::TtGather: return OpSyntax::Gather;
     case OpKind::TtCall: return OpSyntax::Call;
     case OpKind::TtClampF: return OpSyntax::ClampF;
     case OpKind::TtPrint: return OpSyntax::Print;

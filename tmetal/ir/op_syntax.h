@@ -32,6 +32,7 @@ enum class OpSyntax {
   MakeTensorPtr,   // tt.make_tensor_ptr %base, [%shape..], [%strides..], [%offsets..] {order = ..} : <tensor<..>>
   Advance,         // tt.advance %p, [%offsets..] {attrs}? : <tensor<..>>
   Functional,      // tt.extern_elementwise %a, %b {attrs} : (A, B) -> R
+  Gather,          // tt.gather %src[%indices] {axis = 0 : i32} : (S, I) -> R
   Call,            // tt.call @callee(%a, %b) {attrs}? : (A, B) -> R
   ClampF,          // tt.clampf %x, %lo, %hi, propagateNan = none {attrs}? : T
   Print,           // tt.print " prefix" {hex = false, isSigned = array<i32: 0>} [: %a, %b : A, B]

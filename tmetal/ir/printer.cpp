@@ -515,6 +515,13 @@ bool Printer::pretty(const Operation& op, int level) {
               (results.size() == 1 ? results[0].str() : "(" + typeList(results) + ")");
       return true;
     }
+    case OpSyntax::Gather: {
+      if (n != 2 || op.numResults() != 1) return false;
+      out_ += op.name() + " " + use(op.operand(0)) + "[" + use(op.operand(1)) + "]";
+      attrDict(op.attrs(), {});
+      out_ += " : (" + typeList(operandTypes(op)) + ") -> " + r(0).str();
+      return true;
+    }
     case OpSyntax::Call: {
       const Attribute* callee = op.attr("callee");
       if (!callee || (callee->kind() != Attribute::Kind::Symbol && callee->kind() != Attribute::Kind::String))

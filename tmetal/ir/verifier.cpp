@@ -789,6 +789,24 @@ void Verifier::checkMisc(const Operation& op) {
     case OpKind::GpuBarrier:
       counts(op, 0, 0, 0);
       return;
+    case OpKind::TtGather: {
+      counts(op, 2, 2, 1);
+      const Type& src = type(op, 0);
+      const Type& indices = type(op, 1);
+      if (!src.isTensor() || !indices.isTensor() || src.rank() != indices.rank())
+        op.fail("expects a source and an index tensor of the same rank, found " + quoted(src) + " and " +
+                quoted(indices));
+      if (!indices.element().isInt()) op.fail("the indices must be integers, found " + quoted(indices));
+      int64_t axis = requireAttr(op, "axis", Attribute::Kind::Int, "an integer").asInt();
+      if (axis < 0 || axis >= src.rank())
+        op.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(src.rank()));
+      for (int d = 0; d < src.rank(); ++d)
+        if (d != axis && src.shape()[d] != indices.shape()[d])
+          op.fail("the indices must have the source's extent along dimension " + std::to_string(d) +
+                  " (not the axis), found " + quoted(indices) + " for " + quoted(src));
+      expectType(op, "the result", resultType(op), indices.withElement(src.element()));
+      return;
+    }
     case OpKind::LlvmAssume:
       counts(op, 1, 1, 0);
       expectType(op, "the condition", type(op, 0), Type::i1());

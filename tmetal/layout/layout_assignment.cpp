@@ -303,6 +303,14 @@ class LayoutAssigner {
         setOperand(op, 2, l);
         return;
       }
+      case OpKind::TtGather: {
+        // Each result register reads the source at its index register.
+        LayoutPtr l = homeOrDefault(op.operand(1));
+        setOperand(op, 0, homeOrDefault(op.operand(0)));
+        setOperand(op, 1, l);
+        setHome(op.result(0), l);
+        return;
+      }
       case OpKind::TtHistogram: {
         // The mask must number its elements as the values do.
         LayoutPtr l = homeOrDefault(op.operand(0));
