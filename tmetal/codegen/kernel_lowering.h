@@ -150,7 +150,8 @@ class KernelLowering {
                     const ir::Value* mask);
   void lowerAtomicRmw(const ir::Operation& op);
   void lowerAtomicCas(const ir::Operation& op);
-  void lowerAtomicUpdates(const ir::Operation& op);
+  // The updates themselves, the fences around them in the updating threads.
+  void lowerAtomicUpdates(const ir::Operation& op, const std::string& fenceBefore, const std::string& fenceAfter);
   void lowerHistogram(const ir::Operation& op);
   void lowerGather(const ir::Operation& op);  // the updates themselves, without fences
   std::string atomicStatement(const ir::Operation& op, const std::string& ptr, const std::vector<std::string>& values,

@@ -103,12 +103,13 @@ bool acquires(const std::string& sem) { return sem != "relaxed" && sem != "relea
 void KernelLowering::lowerAtomicRmw(const ir::Operation& op) {
   const ir::Attribute* semAttr = op.attr("sem");
   const std::string sem = semAttr ? semAttr->asString() : "acq_rel";
-  if (releases(sem)) body_.line(dialect_.deviceFence());
-  lowerAtomicUpdates(op);
-  if (acquires(sem)) body_.line(dialect_.deviceFence());
+  // Only the threads that update fence: the others' accesses are ordered
+  // with the atomics by barriers (tl.debug_barrier), as on Triton's GPUs.
+  lowerAtomicUpdates(op, releases(sem) ? dialect_.deviceFence() : "", acquires(sem) ? dialect_.deviceFence() : "");
 }
 
-void KernelLowering::lowerAtomicUpdates(const ir::Operation& op) {
+void KernelLowering::lowerAtomicUpdates(const ir::Operation& op, const std::string& fenceBefore,
+                                        const std::string& fenceAfter) {
   const ir::Value* v = op.result(0);
   AtomicOperands operands = atomicOperands(op);
   if (!v->type().isTensor()) {
@@ -121,8 +122,11 @@ void KernelLowering::lowerAtomicUpdates(const ir::Operation& op) {
     for (size_t i : operands.values) scalarValues.push_back(scalarOf(op.operand(i)));
     std::string cond = dialect_.builtinName(Builtin::ThreadIndex) + " == 0";
     if (operands.mask) cond += " && " + scalarOf(op.operand(*operands.mask));
-    body_.line("if (" + cond + ") " +
-               atomicStatement(op, scalarOf(op.operand(0)), scalarValues, name));
+    body_.open("if (" + cond + ")");
+    if (!fenceBefore.empty()) body_.line(fenceBefore);
+    body_.line(atomicStatement(op, scalarOf(op.operand(0)), scalarValues, name));
+    if (!fenceAfter.empty()) body_.line(fenceAfter);
+    body_.close();
     defineScalar(v, used_.count(v) ? broadcastFromThreadZero(op, t, name) : name);
     return;
   }
@@ -141,6 +145,7 @@ void KernelLowering::lowerAtomicUpdates(const ir::Operation& op) {
   if (n > 1) body_.line("for (int r = 0; r < " + std::to_string(n) + "; ++r) " + name + "[r] = " + zero + ";");
   std::string owner = ownerCondition(map);
   if (!owner.empty()) body_.open("if (" + owner + ")");
+  if (!fenceBefore.empty()) body_.line(fenceBefore);
   forEachRegister(
       n,
       [&](const std::string& idx) -> std::optional<std::string> {
@@ -159,6 +164,7 @@ void KernelLowering::lowerAtomicUpdates(const ir::Operation& op) {
         for (const RegisterTensor* t : vals) values.push_back(t->regs[r]);
         return (mask ? "if (" + mask->regs[r] + ") " : "") + atomicStatement(op, ptr.regs[r], values, out.regs[r]);
       });
+  if (!fenceAfter.empty()) body_.line(fenceAfter);
   if (!owner.empty()) body_.close();
   // Replicas did not perform the update; they get the owner's old value.
   if (!owner.empty() && used_.count(v)) out = convertLayout(op, out, l, name + "_all");
