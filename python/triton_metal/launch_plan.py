@@ -9,7 +9,9 @@ parameters with their dtypes; the plan checks that both agree.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 from .errors import LaunchError
 
@@ -21,6 +23,26 @@ class PlannedArgument:
     name: str  # the kernel parameter's name (from the metadata)
     dtype: str  # the metadata's dtype
     is_pointer: bool
+    part: Optional[Callable] = None  # what of a host tensor descriptor it is
+
+
+def _tensordesc_parts(ty: str) -> list:
+    """The kernel parameters a host TensorDescriptor argument becomes when its
+    loads and stores are rewritten to pointers (no TMA, as on Apple GPUs), in
+    the order Triton's frontend gives them: the base pointer, the shape and
+    strides (i64), whether padding is NaN, then the shape (i32) and strides
+    (i64) again (the rewrite's own copy)."""
+    match = re.match(r"tensordesc<([^\[>]*)\[([^\]]*)\]", ty)
+    if not match:
+        raise LaunchError(f"cannot read the tensor descriptor type {ty!r}")
+    rank = match.group(2).count(",") + 1
+    parts = [("*" + match.group(1), lambda d: d.base)]
+    parts += [("i64", lambda d, i=i: int(d.shape[i])) for i in range(rank)]
+    parts += [("i64", lambda d, i=i: int(d.strides[i])) for i in range(rank)]
+    parts.append(("i1", lambda d: d.padding == "nan"))
+    parts += [("i32", lambda d, i=i: int(d.shape[i])) for i in range(rank)]
+    parts += [("i64", lambda d, i=i: int(d.strides[i])) for i in range(rank)]
+    return parts
 
 
 def _leaves(signature_value, path):
@@ -35,20 +57,27 @@ class LaunchPlan:
 
     def __init__(self, signature: dict, abi: dict, kernel_name: str):
         self.kernel_name = kernel_name
-        runtime = [(path, ty) for position, value in enumerate(signature.values())
-                   for path, ty in _leaves(value, (position, )) if ty != "constexpr"]
+        runtime = []
+        for position, value in enumerate(signature.values()):
+            for path, ty in _leaves(value, (position, )):
+                if ty == "constexpr":
+                    continue
+                if str(ty).startswith("tensordesc"):
+                    runtime += [(path, part_ty, part) for part_ty, part in _tensordesc_parts(str(ty))]
+                else:
+                    runtime.append((path, ty, None))
         params = abi["params"]
         if len(runtime) != len(params):
             raise LaunchError(f"kernel '{kernel_name}': Triton's signature has {len(runtime)} runtime arguments but "
                               f"the compiled kernel takes {len(params)} parameters", kernel=kernel_name)
         self.arguments = []
-        for (path, ty), param in zip(runtime, params):
+        for (path, ty, part), param in zip(runtime, params):
             is_pointer = str(ty).startswith("*")
             if is_pointer != bool(param["pointer"]):
                 raise LaunchError(f"kernel '{kernel_name}': argument {param['name']!r} is {ty} in Triton's "
                                   f"signature but {'a pointer' if param['pointer'] else 'a scalar'} in the compiled "
                                   "kernel", kernel=kernel_name)
-            self.arguments.append(PlannedArgument(path, str(ty), param["name"], param["dtype"], is_pointer))
+            self.arguments.append(PlannedArgument(path, str(ty), param["name"], param["dtype"], is_pointer, part))
 
     @classmethod
     def from_source(cls, src, abi: dict, kernel_name: str) -> "LaunchPlan":
@@ -61,6 +90,8 @@ class LaunchPlan:
             value = args
             for i in planned.path:
                 value = value[i]
+            if planned.part is not None:
+                value = planned.part(value)
             selected.append(_as_parameter(planned, value))
         return selected
 

@@ -403,7 +403,28 @@ def check_gather(device: Device):
         np.testing.assert_array_equal(device.get(out), np.take_along_axis(src, idx, axis), err_msg=f"axis {axis}")
 
 
+# ---- host tensor descriptors -------------------------------------------------------------
+
+
+@triton.jit
+def descriptor_copy_kernel(in_desc, out_desc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Blocks partly past the edge: loads pad with zeros, stores are clipped.
+    m, n = tl.program_id(0) * BLOCK_M, tl.program_id(1) * BLOCK_N
+    out_desc.store([m, n], in_desc.load([m, n]) * 2)
+
+
+def check_host_tensor_descriptors(device: Device):
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = np.arange(40 * 24, dtype=np.float32).reshape(40, 24)
+    src, dst = device.put(x), device.put(np.zeros((40, 24), np.float32))
+    descriptor_copy_kernel[(3, 2)](TensorDescriptor(src, [40, 24], [24, 1], [16, 16]),
+                                   TensorDescriptor(dst, [40, 24], [24, 1], [16, 16]), BLOCK_M=16, BLOCK_N=16)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(dst), 2 * x)
+
+
 CHECKS = {
+    "host_tensor_descriptors": check_host_tensor_descriptors,
     "gather": check_gather,
     "histogram": check_histogram,
     "dot_past_the_threadgroup_memory": check_dot_past_the_threadgroup_memory,
