@@ -423,7 +423,34 @@ def check_host_tensor_descriptors(device: Device):
     np.testing.assert_array_equal(device.get(dst), 2 * x)
 
 
+# ---- pointers stored as integers (grouped GEMM's pointer tables) --------------------------
+
+
+@triton.jit
+def pointer_table_kernel(table_ptr, out_ptr, BLOCK: tl.constexpr):
+    group = tl.program_id(0)
+    src = tl.load(table_ptr + group).to(tl.pointer_type(tl.float32))  # tt.int_to_ptr
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + group * BLOCK + offs, tl.load(src + offs))
+    # and back: the address each program read from, as an integer
+    tl.store(table_ptr + 2 + group, src.to(tl.int64))  # tt.ptr_to_int
+
+
+def check_pointer_tables(device: Device):
+    a, b = np.arange(64, dtype=np.float32), -np.arange(64, dtype=np.float32)
+    ta, tb = device.put(a), device.put(b)
+    table = device.put(np.array([ta.data_ptr(), tb.data_ptr(), 0, 0], np.int64))
+    out = device.put(np.zeros(128, np.float32))
+    pointer_table_kernel[(2, )](table, out, BLOCK=64)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), np.concatenate([a, b]))
+    np.testing.assert_array_equal(device.get(table)[2:], [ta.data_ptr(), tb.data_ptr()])
+    ttir = pointer_table_kernel.warmup(table, out, BLOCK=64, grid=(2, )).asm["ttir"]
+    assert "tt.int_to_ptr" in ttir and "tt.ptr_to_int" in ttir
+
+
 CHECKS = {
+    "pointer_tables": check_pointer_tables,
     "host_tensor_descriptors": check_host_tensor_descriptors,
     "gather": check_gather,
     "histogram": check_histogram,

@@ -299,6 +299,12 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
     case OpKind::TtFpToFp:
       if (!ir::isFloatKind(k0) || k0 == ScalarKind::F64 || rk == ScalarKind::F64) unsupported(op, "this conversion");
       return castExpr(op, a[0]);
+    case OpKind::TtIntToPtr:
+      // A 64-bit address (Metal 3 converts between device pointers and ulong).
+      return dialect_.pointerCast(a[0], dialect_.typeName(op.result(0)->type().elementOrSelf()));
+    case OpKind::TtPtrToInt:
+      return dialect_.convert(dialect_.pointerCast(a[0], dialect_.unsignedType(ScalarKind::I64)),
+                              dialect_.scalarType(rk));
     case OpKind::ArithBitcast:
     case OpKind::TtBitcast:
       if (op.result(0)->type().elementOrSelf().isPointer())
