@@ -227,6 +227,9 @@ class KernelLowering {
   // Writes the elements whose row-major index i is in [first, first + count)
   // to buffer[i - first] (`first` a run-time expression).
   void writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first, int64_t count);
+  // Both: store(index, value) is the statement for each register's element.
+  void writeEachStaged(const RegisterTensor& in, const std::string& buffer,
+                       const std::function<std::string(const std::string&, const std::string&)>& store);
   RegisterTensor readStaged(const std::string& buffer, const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
                             const ir::Type& element, const std::string& name, int64_t scale, int64_t offset);
   void lowerJoinSplitCat(const ir::Operation& op);

@@ -2,6 +2,7 @@
 // its registers at the elements' row-major positions, a barrier, then every
 // thread reads the registers of the new layout.
 #include <algorithm>
+#include <functional>
 
 #include "tmetal/codegen/kernel_lowering.h"
 
@@ -68,41 +69,14 @@ std::string scaled(const std::string& index, int64_t scale, int64_t offset) {
 }
 }  // namespace
 
-void KernelLowering::writeStaged(const RegisterTensor& in, const std::string& buffer, int64_t scale, int64_t offset) {
+void KernelLowering::writeEachStaged(const RegisterTensor& in, const std::string& buffer,
+                                     const std::function<std::string(const std::string&, const std::string&)>& store) {
   TensorMap map = in.map();
   int64_t n = map.numRegisters();
   std::string owner = ownerCondition(map);
   if (!owner.empty()) body_.open("if (" + owner + ")");
   std::string base = bindBase(linearIndexBase(map), buffer + "_at", n);
   std::vector<IndexTerm> terms = linearIndexTerms(map);
-  forEachRegister(
-      n,
-      [&](const std::string& idx) -> std::optional<std::string> {
-        std::optional<std::string> v = in.at(idx);
-        if (!v) return std::nullopt;
-        return buffer + "[" + scaled(offsetExpr(base, terms, idx, n), scale, offset) + "] = " + *v + ";";
-      },
-      [&](int64_t r) {
-        return buffer + "[" + scaled(offsetExpr(base, linearIndexConstant(map, r)), scale, offset) + "] = " +
-               in.regs[r] + ";";
-      });
-  if (!owner.empty()) body_.close();
-}
-
-void KernelLowering::writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first,
-                                      int64_t count) {
-  TensorMap map = in.map();
-  int64_t n = map.numRegisters();
-  std::string owner = ownerCondition(map);
-  if (!owner.empty()) body_.open("if (" + owner + ")");
-  std::string base = bindBase(linearIndexBase(map), buffer + "_at", n);
-  std::vector<IndexTerm> terms = linearIndexTerms(map);
-  std::string i = newName(buffer + "_i");
-  body_.line("int " + i + ";");
-  auto store = [&](const std::string& index, const std::string& value) {
-    return "{ " + i + " = " + index + " - (" + first + "); if (" + i + " >= 0 && " + i + " < " +
-           std::to_string(count) + ") " + buffer + "[" + i + "] = " + value + "; }";
-  };
   forEachRegister(
       n,
       [&](const std::string& idx) -> std::optional<std::string> {
@@ -112,6 +86,22 @@ void KernelLowering::writeStagedRange(const RegisterTensor& in, const std::strin
       },
       [&](int64_t r) { return store(offsetExpr(base, linearIndexConstant(map, r)), in.regs[r]); });
   if (!owner.empty()) body_.close();
+}
+
+void KernelLowering::writeStaged(const RegisterTensor& in, const std::string& buffer, int64_t scale, int64_t offset) {
+  writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
+    return buffer + "[" + scaled(index, scale, offset) + "] = " + value + ";";
+  });
+}
+
+void KernelLowering::writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first,
+                                      int64_t count) {
+  std::string i = newName(buffer + "_i");
+  body_.line("int " + i + ";");
+  writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
+    return "{ " + i + " = " + index + " - (" + first + "); if (" + i + " >= 0 && " + i + " < " +
+           std::to_string(count) + ") " + buffer + "[" + i + "] = " + value + "; }";
+  });
 }
 
 RegisterTensor KernelLowering::readStaged(const std::string& buffer, const LayoutPtr& l,
