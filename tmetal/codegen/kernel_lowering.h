@@ -227,6 +227,11 @@ class KernelLowering {
   // Writes the elements whose row-major index i is in [first, first + count)
   // to buffer[i - first] (`first` a run-time expression).
   void writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first, int64_t count);
+  // Declares v in its home layout, each register r read from
+  // buffer[sum of term * stride over terms(map, r)] ("0" terms left out).
+  RegisterTensor readStagedAt(
+      const std::string& buffer, const ir::Value* v,
+      const std::function<std::vector<std::pair<std::string, int64_t>>(const layout::TensorMap&, int64_t)>& terms);
   // Both: store(index, value) is the statement for each register's element.
   void writeEachStaged(const RegisterTensor& in, const std::string& buffer,
                        const std::function<std::string(const std::string&, const std::string&)>& store);

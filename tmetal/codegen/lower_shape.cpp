@@ -4,6 +4,7 @@
 // registers where the layouts allow and go through threadgroup memory
 // otherwise.
 #include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/layout/policy.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
@@ -113,6 +114,25 @@ RegisterTensor KernelLowering::expandDimsIn(const ir::Operation& op, const Layou
   return t;
 }
 
+RegisterTensor KernelLowering::readStagedAt(
+    const std::string& buffer, const ir::Value* v,
+    const std::function<std::vector<std::pair<std::string, int64_t>>(const TensorMap&, int64_t)>& terms) {
+  LayoutPtr l = layouts_.home(v);
+  TensorMap out(l, v->type().shape());
+  std::string name = nameFor(v);
+  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, out.numRegisters());
+  body_.line(declaration(v->type().element(), name, out.numRegisters()) + ";");
+  for (int64_t r = 0; r < out.numRegisters(); ++r) {
+    std::string index;
+    for (const auto& [term, stride] : terms(out, r)) {
+      if (term == "0") continue;
+      index += (index.empty() ? "" : " + ") + (stride == 1 ? term : "(" + term + ") * " + std::to_string(stride));
+    }
+    body_.line(t.regs[r] + " = " + buffer + "[" + (index.empty() ? "0" : index) + "];");
+  }
+  return t;
+}
+
 void KernelLowering::lowerGather(const ir::Operation& op) {
   // The source through threadgroup memory; each result register reads the
   // element its index register names along the axis (the indices' layout is
@@ -122,23 +142,14 @@ void KernelLowering::lowerGather(const ir::Operation& op) {
   const RegisterTensor& indices = operandTensor(op, 1);
   const int axis = static_cast<int>(op.intAttr("axis"));
   std::string buffer = stageInThreadgroupMemory(op, src, "gather");
-  LayoutPtr l = layouts_.home(v);
-  TensorMap out(l, v->type().shape());
-  std::string name = nameFor(v);
-  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, out.numRegisters());
-  body_.line(declaration(v->type().element(), name, out.numRegisters()) + ";");
-  std::vector<int64_t> stride(src.shape.size(), 1);
-  for (int i = static_cast<int>(src.shape.size()) - 2; i >= 0; --i) stride[i] = stride[i + 1] * src.shape[i + 1];
-  for (int64_t r = 0; r < out.numRegisters(); ++r) {
-    std::string index;
-    for (size_t d = 0; d < stride.size(); ++d) {
-      std::string term = static_cast<int>(d) == axis ? "int(" + indices.regs[r] + ")" : indexAlong(out, static_cast<int>(d), r);
-      if (term == "0") continue;
-      index += (index.empty() ? "" : " + ") + (stride[d] == 1 ? term : "(" + term + ") * " + std::to_string(stride[d]));
-    }
-    body_.line(t.regs[r] + " = " + buffer + "[" + (index.empty() ? "0" : index) + "];");
-  }
-  defineTensor(v, t);
+  const std::vector<int64_t> stride = layout::rowMajorStrides(src.shape);
+  defineTensor(v, readStagedAt(buffer, v, [&](const TensorMap& out, int64_t r) {
+    std::vector<std::pair<std::string, int64_t>> terms;
+    for (size_t d = 0; d < stride.size(); ++d)
+      terms.push_back({static_cast<int>(d) == axis ? "int(" + indices.regs[r] + ")" : indexAlong(out, static_cast<int>(d), r),
+                       stride[d]});
+    return terms;
+  }));
 }
 
 void KernelLowering::lowerTrans(const ir::Operation& op) {
@@ -158,24 +169,13 @@ void KernelLowering::lowerTrans(const ir::Operation& op) {
     return;
   }
   std::string buffer = stageInThreadgroupMemory(op, in, "transpose");
-  TensorMap out(l, v->type().shape());
-  std::string name = nameFor(v);
-  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, out.numRegisters());
-  body_.line(declaration(v->type().element(), name, out.numRegisters()) + ";");
   // Output index i along dimension k is input index i along order[k].
-  std::vector<int64_t> inStride(in.shape.size(), 1);
-  for (int i = static_cast<int>(in.shape.size()) - 2; i >= 0; --i) inStride[i] = inStride[i + 1] * in.shape[i + 1];
-  for (int64_t r = 0; r < out.numRegisters(); ++r) {
-    std::string index;
-    for (size_t k = 0; k < order.size(); ++k) {
-      std::string term = indexAlong(out, static_cast<int>(k), r);
-      if (term == "0") continue;
-      int64_t s = inStride[order[k]];
-      index += (index.empty() ? "" : " + ") + (s == 1 ? term : "(" + term + ") * " + std::to_string(s));
-    }
-    body_.line(t.regs[r] + " = " + buffer + "[" + (index.empty() ? "0" : index) + "];");
-  }
-  defineTensor(v, t);
+  const std::vector<int64_t> inStride = layout::rowMajorStrides(in.shape);
+  defineTensor(v, readStagedAt(buffer, v, [&](const TensorMap& out, int64_t r) {
+    std::vector<std::pair<std::string, int64_t>> terms;
+    for (size_t k = 0; k < order.size(); ++k) terms.push_back({indexAlong(out, static_cast<int>(k), r), inStride[order[k]]});
+    return terms;
+  }));
 }
 
 namespace {
