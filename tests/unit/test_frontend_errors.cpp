@@ -229,6 +229,8 @@ TEST(FrontendErrors, ReturnsInsideIfBecomeScfIf) {
             "no error");
   EXPECT_EQ(errorOf(blocks("    cf.cond_br %c, ^bb1, ^bb9\n  ^bb1:\n    tt.return")),
             "bad.ttir:3:26: error: branch to undefined block '^bb9'");
+  EXPECT_EQ(errorOf(blocks("    cf.br ^bb1(%c : i1)\n  ^bb1:\n    tt.return")),
+            "bad.ttir:3:11: error: the branch passes 1 value(s) to '^bb1', which takes 0");
   EXPECT_EQ(errorOf(blocks("    cf.br ^bb1\n    tt.return\n  ^bb1:\n    tt.return")),
             "bad.ttir:4:5: error: a branch ends its block: no operation may follow it before the closing '}'");
   EXPECT_EQ(errorOf(blocks("    %one = arith.constant 1 : i32\n  ^bb1:\n    tt.return")),

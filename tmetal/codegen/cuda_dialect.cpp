@@ -245,8 +245,8 @@ std::vector<std::string> CudaDialect::reservedNames() const {
           "memcpy", "tmetal_fdiv", "isnan", "mulhi", "fmaxf", "fminf", "fmax", "fmin", "expf", "exp2f", "logf", "log2f", "sqrtf",
           "rsqrtf", "sinf", "cosf", "tanhf", "erff", "floorf", "ceilf", "fabsf", "fmaf", "fmod", "exp2", "log2",
           "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil", "fabs", "fma", "atomicAdd", "atomicMax", "atomicMin",
-          "atomicAnd", "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "tmetal_atomic_cas16", "float2", "float4", "int2", "int4",
-          "longlong2", "double2"};
+          "atomicAnd", "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "tmetal_atomic_cas16", "float2", "float4",
+          "int2", "int4", "longlong2", "double2"};
 }
 
 std::string CudaDialect::kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,
@@ -483,7 +483,7 @@ std::string CudaDialect::atomicCas(const std::string& ptr, const std::string& ex
                                    ScalarKind k) const {
   if (k == ScalarKind::F32) return "tmetal_atomic_cas_float(" + ptr + ", " + expected + ", " + desired + ")";
   if (k == ScalarKind::F16 || k == ScalarKind::BF16)
-    return bitcast("tmetal_atomic_cas16(reinterpret_cast<ushort*>(" + ptr + "), " + bitcast(expected, "ushort") + ", " +
+    return bitcast("tmetal_atomic_cas16(" + pointerCast(ptr, "ushort*") + ", " + bitcast(expected, "ushort") + ", " +
                        bitcast(desired, "ushort") + ")",
                    scalarType(k));
   return "atomicCAS(" + ptr + ", " + expected + ", " + desired + ")";

@@ -220,9 +220,9 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
     case OpKind::TtSplit:
     case OpKind::TtCat: lowerJoinSplitCat(op); break;
     case OpKind::TtAtomicRMW: lowerAtomicRmw(op); break;
+    case OpKind::TtAtomicCAS: lowerAtomicCas(op); break;
     case OpKind::TtHistogram: lowerHistogram(op); break;
     case OpKind::TtGather: lowerGather(op); break;
-    case OpKind::TtAtomicCAS: lowerAtomicCas(op); break;
     case OpKind::TtBroadcast: {
       LayoutPtr l = layouts_.home(op.result(0));
       defineTensor(op.result(0), broadcastIn(op, l, operandTensor(op, 0)));

@@ -116,8 +116,7 @@ void KernelLowering::lowerAtomicUpdates(const ir::Operation& op, const std::stri
     useBuiltin(Builtin::ThreadIndex);
     std::string name = nameFor(v);
     const ir::Type& t = v->type();
-    body_.line(typeOf(t) + " " + name + " = " +
-               zeroOf(t) + ";");
+    body_.line(typeOf(t) + " " + name + " = " + zeroOf(t) + ";");
     std::vector<std::string> scalarValues;
     for (size_t i : operands.values) scalarValues.push_back(scalarOf(op.operand(i)));
     std::string cond = dialect_.builtinName(Builtin::ThreadIndex) + " == 0";

@@ -40,7 +40,8 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
 
   // A and B whole when they fit, one barrier after both are written (and,
   // in a loop, one before). Otherwise K in chunks (below).
-  const int64_t chunk = batched ? k : dotChunk(a, b, m, n, k);
+  const LayoutPtr aTransposed = batched ? nullptr : layout::permuteLayout(a.layout, {1, 0});
+  const int64_t chunk = aTransposed ? dotChunk(a, b, m, n, k) : k;
   const bool chunked = chunk < k;
   std::string bufA, bufB;
   if (chunked) {
@@ -100,7 +101,7 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
                std::to_string(chunk) + ")");
     body_.line(dialect_.barrier());  // the previous trip's reads are done
     RegisterTensor aT = a;
-    aT.layout = layout::permuteLayout(a.layout, {1, 0});
+    aT.layout = aTransposed;
     aT.shape = {k, m};
     writeStagedRange(aT, bufA, k0 + " * " + std::to_string(m), chunk * m);
     writeStagedRange(b, bufB, k0 + " * " + std::to_string(n), chunk * n);
@@ -142,7 +143,7 @@ int64_t KernelLowering::dotChunk(const RegisterTensor& a, const RegisterTensor& 
     return threadgroupMemory_.hasRoomFor(ThreadgroupMemory::roundedBytes(rows * m, bytesA) +
                                          ThreadgroupMemory::roundedBytes(rows * n, bytesB));
   };
-  if (fits(k) || !layout::permuteLayout(a.layout, {1, 0})) return k;
+  if (fits(k)) return k;
   // The largest power of two dividing K that fits (K is a power of two).
   int64_t chunk = k / 2;
   while (chunk > 1 && !fits(chunk)) chunk /= 2;

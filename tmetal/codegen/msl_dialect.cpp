@@ -33,7 +33,8 @@ std::vector<std::string> MslDialect::reservedNames() const {
           "simd_and", "simd_broadcast", "simd_max", "simd_min", "simd_or", "simd_prefix_exclusive_product",
           "simd_prefix_exclusive_sum", "simd_prefix_inclusive_product", "simd_prefix_inclusive_sum",
           "simd_product", "simd_shuffle", "simd_shuffle_down", "simd_shuffle_up", "simd_shuffle_xor", "simd_sum",
-          "simd_xor", "sin", "sqrt", "tanh", "threadgroup_barrier", "tmetal_atomic_cas", "tmetal_atomic_cas_float", "tmetal_atomic_cas16", "atomic_load_explicit", "atomic_thread_fence", "memory_order_seq_cst",
+          "simd_xor", "sin", "sqrt", "tanh", "threadgroup_barrier", "tmetal_atomic_cas", "tmetal_atomic_cas_float",
+          "tmetal_atomic_cas16", "atomic_load_explicit", "atomic_thread_fence", "memory_order_seq_cst",
           "tmetal_erf", "bool", "char", "short", "int", "long", "half", "bfloat", "float", "uchar", "ushort",
           "uint", "ulong", "float2", "float3", "float4", "half2", "half4", "int2", "int4", "uint2", "uint4",
           "bfloat2", "bfloat4", "char4", "short4", "long4", "vec", "packed_float4"};
@@ -269,11 +270,10 @@ std::string MslDialect::atomicRmw(AtomicOp op, const std::string& ptr, const std
 std::string MslDialect::atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,
                                   ScalarKind k) const {
   if (k == ScalarKind::F32) return "tmetal_atomic_cas_float(" + ptr + ", " + expected + ", " + desired + ")";
-  if (k == ScalarKind::F16 || k == ScalarKind::BF16) {
-    std::string t = scalarType(k);
-    return "as_type<" + t + ">(tmetal_atomic_cas16(reinterpret_cast<device ushort*>(" + ptr + "), as_type<ushort>(" +
-           expected + "), as_type<ushort>(" + desired + ")))";
-  }
+  if (k == ScalarKind::F16 || k == ScalarKind::BF16)
+    return bitcast("tmetal_atomic_cas16(" + pointerCast(ptr, "device ushort*") + ", " + bitcast(expected, "ushort") +
+                       ", " + bitcast(desired, "ushort") + ")",
+                   scalarType(k));
   return "tmetal_atomic_cas(" + ptr + ", " + expected + ", " + desired + ")";
 }
 

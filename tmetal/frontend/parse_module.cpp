@@ -2,7 +2,6 @@
 // functions, regions and blocks, each op's result names and location, and
 // the generic op form ("tt.reduce"(...) <{...}> ({...}) : (...) -> ...).
 #include "tmetal/frontend/ttir_parser.h"
-#include "tmetal/frontend/structurize_returns.h"
 #include "tmetal/ir/op_traits.h"
 
 namespace tmetal::frontend {
@@ -100,18 +99,14 @@ void TtirParser::parseFunctionBody(ir::Function* function) {
   if (tok_.is(TokenKind::BlockId))
     failAt(tok_, "a block label is not allowed here: the function body's arguments are given by the op");
   std::unordered_map<std::string, ir::Block*> labelled;
-  std::vector<std::pair<Token, ir::Block**>> targets;  // successors named before their block
-  std::unordered_map<const ir::Block*, Branch> branches;
+  std::vector<std::pair<Token, Successor*>> targets;  // successors named before their block
+  std::unordered_map<const ir::Block*, Branch> branches;  // nodes stay put: `targets` points into them
   ir::Block* block = function->entry();
   auto ended = [&](const ir::Block* b) {
     return branches.count(b) || (b->terminator() && ir::isTerminator(b->terminator()->kind()));
   };
   while (!tok_.is(TokenKind::RBrace)) {
-    if (tok_.is(TokenKind::Eof)) {
-      SourcePos opened = lexer_.posAt(open.offset);
-      failAt(tok_, "unterminated function body: expected '}' to close the '{' at line " +
-                       std::to_string(opened.line) + ", column " + std::to_string(opened.col));
-    }
+    if (tok_.is(TokenKind::Eof)) failUnterminated(open, "function body");
     if (tok_.is(TokenKind::BlockId)) {
       if (!ended(block)) failAt(tok_, "the block before " + tok_.describe() + " must end in tt.return or a branch");
       Token label = consume();
@@ -127,49 +122,51 @@ void TtirParser::parseFunctionBody(ir::Function* function) {
                                           : "'" + std::string(ir::opKindName(block->terminator()->kind())) + "'") +
                        " ends its block: no operation may follow it before the closing '}'");
     if (tok_.is(TokenKind::BareIdent) && (tok_.text == "cf.br" || tok_.text == "cf.cond_br")) {
-      Token start = consume();
-      Branch& branch = branches[block];  // map nodes stay put: `targets` may point into it
-      auto successor = [&](Successor& s) {
-        if (!tok_.is(TokenKind::BlockId)) failExpected("a successor block like '^bb1'");
-        targets.emplace_back(consume(), &s.block);
-        if (consumeIf(TokenKind::LParen)) {
-          std::vector<OperandRef> refs = parseOperandRefs();
-          expect(TokenKind::Colon, "before the types of the successor's arguments");
-          std::vector<ir::Type> types = parseTypeList();
-          if (types.size() != refs.size()) failAt(start, "a successor has " + std::to_string(refs.size()) +
-                                                             " argument(s) but " + std::to_string(types.size()) +
-                                                             " type(s)");
-          s.args = resolveAll(refs, types);
-          expect(TokenKind::RParen, "to close the successor's arguments");
-        }
-      };
-      if (start.text == "cf.cond_br") {
-        branch.condition = resolve(parseOperandRef(), ir::Type::i1());
-        expect(TokenKind::Comma, "after the branch condition");
-        successor(branch.onTrue);
-        expect(TokenKind::Comma, "between the two successors");
-        successor(branch.onFalse);
-      } else {
-        successor(branch.onTrue);
-      }
-      branch.loc = parseTrailingLocation(start.offset);
+      parseBranch(branches[block], targets);
       continue;
     }
     parseOperation(block);
   }
   consume();
   if (!ended(block)) failAt(tok_, "the function body must end in tt.return");
-  for (auto& [label, slot] : targets) {
+  for (auto& [label, successor] : targets) {
     auto it = labelled.find(std::string(label.text));
     if (it == labelled.end()) failAt(label, "branch to undefined block " + label.describe());
-    *slot = it->second;
+    successor->block = it->second;
+    if (successor->block->numArguments() != successor->args.size())
+      failAt(label, "the branch passes " + std::to_string(successor->args.size()) + " value(s) to " +
+                        label.describe() + ", which takes " + std::to_string(successor->block->numArguments()));
   }
-  for (const auto& [from, branch] : branches)
-    for (const Successor* s : {&branch.onTrue, &branch.onFalse})
-      if (s->block && s->block->numArguments() != s->args.size())
-        failAt(open, "a branch passes " + std::to_string(s->args.size()) + " value(s) to a block that takes " +
-                         std::to_string(s->block->numArguments()));
   if (function->body()->numBlocks() > 1) structurizeReturns(*function, branches);
+}
+
+// `cf.br ^bb1(%x : i32)` or `cf.cond_br %c, ^bb1, ^bb2(%x : i32)`; the
+// successor blocks are resolved once the body is read (`targets`).
+void TtirParser::parseBranch(Branch& branch, std::vector<std::pair<Token, Successor*>>& targets) {
+  Token start = consume();
+  auto successor = [&](Successor& s) {
+    if (!tok_.is(TokenKind::BlockId)) failExpected("a successor block like '^bb1'");
+    targets.emplace_back(consume(), &s);
+    if (!consumeIf(TokenKind::LParen)) return;
+    std::vector<OperandRef> refs = parseOperandRefs();
+    Token colon = expect(TokenKind::Colon, "before the types of the successor's arguments");
+    std::vector<ir::Type> types = parseTypeList();
+    if (types.size() != refs.size())
+      failAt(colon, "a successor has " + std::to_string(refs.size()) + " argument(s) but " +
+                        std::to_string(types.size()) + " type(s)");
+    s.args = resolveAll(refs, types);
+    expect(TokenKind::RParen, "to close the successor's arguments");
+  };
+  if (start.text == "cf.cond_br") {
+    branch.condition = resolve(parseOperandRef(), ir::Type::i1());
+    expect(TokenKind::Comma, "after the branch condition");
+    successor(branch.onTrue);
+    expect(TokenKind::Comma, "between the two successors");
+    successor(branch.onFalse);
+  } else {
+    successor(branch.onTrue);
+  }
+  branch.loc = parseTrailingLocation(start.offset);
 }
 
 void TtirParser::parseBlockBody(ir::Block* block, std::string_view what) {
@@ -198,11 +195,7 @@ void TtirParser::parseRegionWithHeader(ir::Region* region) {
 
 void TtirParser::parseOpsUntilBrace(ir::Block* block, const Token& open, std::string_view what) {
   while (!tok_.is(TokenKind::RBrace)) {
-    if (tok_.is(TokenKind::Eof)) {
-      SourcePos opened = lexer_.posAt(open.offset);
-      failAt(tok_, "unterminated " + std::string(what) + ": expected '}' to close the '{' at line " +
-                       std::to_string(opened.line) + ", column " + std::to_string(opened.col));
-    }
+    if (tok_.is(TokenKind::Eof)) failUnterminated(open, what);
     if (tok_.is(TokenKind::BlockId))
       failAt(tok_, "regions with more than one block are not supported (Triton's TTIR uses structured control flow)");
     // Nothing may follow a terminator: printed back, `tt.return` on one line
@@ -214,6 +207,12 @@ void TtirParser::parseOpsUntilBrace(ir::Block* block, const Token& open, std::st
     parseOperation(block);
   }
   consume();
+}
+
+void TtirParser::failUnterminated(const Token& open, std::string_view what) const {
+  SourcePos opened = lexer_.posAt(open.offset);
+  failAt(tok_, "unterminated " + std::string(what) + ": expected '}' to close the '{' at line " +
+                   std::to_string(opened.line) + ", column " + std::to_string(opened.col));
 }
 
 // `(%x: f32 loc(..), ...)` after a block label, if present.

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tmetal/frontend/structurize_returns.h"
 #include "tmetal/frontend/ttir_lexer.h"
 #include "tmetal/ir/module.h"
 #include "tmetal/ir/op_syntax.h"
@@ -170,6 +171,8 @@ class TtirParser {
   // `{ ops }` into a block that already has its arguments.
   void parseBlockBody(ir::Block* block, std::string_view what);
   void parseFunctionBody(ir::Function* function);
+  void parseBranch(Branch& branch, std::vector<std::pair<Token, Successor*>>& targets);
+  [[noreturn]] void failUnterminated(const Token& open, std::string_view what) const;
   void parseBlockArguments(ir::Block* block);
   // `{ [^bb0(%a: T loc(..), ..):] ops }`: an MLIR region with its own header.
   void parseRegionWithHeader(ir::Region* region);

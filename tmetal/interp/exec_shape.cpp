@@ -74,6 +74,27 @@ RuntimeValue ProgramExecutor::sameElementsNewShape(const ir::Operation& op) {
   return RuntimeValue{in.elementType, shape, in.elements, nullptr};
 }
 
+RuntimeValue ProgramExecutor::gather(const ir::Operation& op) {
+  requireOperands(op, 2, 2);
+  const RuntimeValue& src = valueOf(op, 0);
+  const RuntimeValue& indices = valueOf(op, 1);
+  const int64_t axis = op.intAttr("axis");
+  std::vector<int64_t> strides = rowMajorStrides(src.shape);
+  RuntimeValue out{src.elementType, indices.shape, std::vector<Element>(indices.size()), nullptr};
+  for (int64_t i = 0; i < indices.size(); ++i) {
+    // Element i's multi-index with the index it holds along the axis.
+    std::vector<int64_t> at = unflattenIndex(i, indices.shape);
+    at[axis] = indices.elements[i].i;
+    if (at[axis] < 0 || at[axis] >= src.shape[axis])
+      op.fail("index " + std::to_string(at[axis]) + " is out of range for extent " + std::to_string(src.shape[axis]) +
+              " of the source");
+    int64_t source = 0;
+    for (size_t d = 0; d < at.size(); ++d) source += at[d] * strides[d];
+    out.elements[i] = src.elements[source];
+  }
+  return out;
+}
+
 RuntimeValue ProgramExecutor::transpose(const ir::Operation& op) {
   requireOperands(op, 1, 1);
   const RuntimeValue& in = valueOf(op, 0);

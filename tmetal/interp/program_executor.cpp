@@ -88,24 +88,8 @@ void ProgramExecutor::execute(const ir::Operation& op) {
       return;  // a hint for the optimizer
     case OpKind::GpuBarrier:
       return;  // a program runs as one: its stores are already in order
-    case OpKind::TtGather: {
-      const RuntimeValue& src = valueOf(op, 0);
-      const RuntimeValue& indices = valueOf(op, 1);
-      const int64_t axis = op.intAttr("axis");
-      std::vector<int64_t> strides = rowMajorStrides(src.shape);
-      RuntimeValue out{src.elementType, indices.shape, std::vector<Element>(indices.size()), nullptr};
-      for (int64_t i = 0; i < indices.size(); ++i) {
-        std::vector<int64_t> at = unflattenIndex(i, indices.shape);
-        at[axis] = indices.elements[i].i;
-        if (at[axis] < 0 || at[axis] >= src.shape[axis])
-          op.fail("index " + std::to_string(at[axis]) + " is out of range for extent " +
-                  std::to_string(src.shape[axis]) + " of the source");
-        int64_t source = 0;
-        for (size_t d = 0; d < at.size(); ++d) source += at[d] * strides[d];
-        out.elements[i] = src.elements[source];
-      }
-      return setResult(op, 0, std::move(out));
-    }
+    case OpKind::TtGather:
+      return setResult(op, 0, gather(op));
     case OpKind::TtBroadcast:
       return setResult(op, 0, broadcast(op));
     case OpKind::TtExpandDims:

@@ -51,6 +51,7 @@ class ProgramExecutor {
   RuntimeValue broadcast(const ir::Operation& op);
   RuntimeValue sameElementsNewShape(const ir::Operation& op);  // expand_dims, reshape
   RuntimeValue transpose(const ir::Operation& op);
+  RuntimeValue gather(const ir::Operation& op);
   RuntimeValue join(const ir::Operation& op);
   void split(const ir::Operation& op);
   RuntimeValue concatenate(const ir::Operation& op);
