@@ -29,11 +29,22 @@ cat >>"$WORK/conftest.py" <<'EOF'
 
 
 # Added by tmetal's scripts/triton_tests.sh: every kernel goes through tmetal.
+import triton  # noqa: E402
 import triton_metal  # noqa: E402
+
+triton_metal.activate()
+assert type(triton.runtime.driver.active).__module__.startswith("triton_metal."), "tmetal's driver is not active"
+EOF
+# Tests that run kernels in a child Python (test_subprocess.py's prints and
+# asserts) get tmetal's driver too: every Python started from here runs this
+# sitecustomize first.
+mkdir -p "$WORK/.tmetal-site"
+cat >"$WORK/.tmetal-site/sitecustomize.py" <<'EOF'
+import triton_metal
 
 triton_metal.activate()
 EOF
 export TRITON_METAL_DEVICE="${TRITON_METAL_DEVICE:-cuda}"
-export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$WORK/.tmetal-site:$ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
 cd "$WORK"
 exec "${PYTHON:-python3}" -m pytest -q -p no:cacheprovider --tb=short --junitxml="$OUT/junit.xml" "$@"

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 
+#include "tmetal/codegen/debug_buffer.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::tools {
@@ -20,6 +21,8 @@ int guarded(const std::function<int()>& body) {
   try {
     return body();
   } catch (const CompileError& e) {
+    std::cerr << e.what() << "\n";
+  } catch (const codegen::DeviceAssertionError& e) {  // its message starts with the user's position
     std::cerr << e.what() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

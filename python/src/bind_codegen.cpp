@@ -2,8 +2,10 @@
 // Triton plugin.
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <iostream>
 #include <utility>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #endif
 #ifdef TMETAL_BINDING_HAS_CODEGEN
 #include "tmetal/codegen/compile_kernel.h"
+#include "tmetal/codegen/debug_buffer.h"
 #include "tmetal/hw/hardware_selection.h"
 #endif
 
@@ -66,9 +69,37 @@ std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
 #endif
 }
 
+#ifdef TMETAL_BINDING_HAS_CODEGEN
+codegen::KernelMetadata metadataFrom(const std::string& json) {
+  try {
+    return codegen::KernelMetadata::fromJson(nlohmann::json::parse(json));
+  } catch (const nlohmann::json::exception& e) {
+    throw CompileError(std::string("bad kernel metadata: ") + e.what());
+  }
+}
+
+// A kernel's failed device-side assertion (debug_buffer.h), which both
+// runtimes throw after the launch: triton_metal.DeviceAssertionError.
+void translateDeviceAssertion(const std::exception_ptr& p, void*) {
+  try {
+    std::rethrow_exception(p);
+  } catch (const codegen::DeviceAssertionError& e) {
+    try {
+      const codegen::KernelAssertion& a = e.assertion();
+      raiseTmetalError("DeviceAssertionError", e.what(), a.file, a.line, a.col, a.message);
+    } catch (nb::python_error& pending) {
+      pending.restore();
+    }
+  }
+}
+#endif
+
 }  // namespace
 
 void bindCodegen(nb::module_& m) {
+#ifdef TMETAL_BINDING_HAS_CODEGEN
+  nb::register_exception_translator(translateDeviceAssertion);
+#endif
   m.def(
       "compile_ttir",
       [](std::string text, std::string filename, int numWarps, std::string layout, std::string hardware,
@@ -86,6 +117,35 @@ void bindCodegen(nb::module_& m) {
       "metadata_json); the metadata follows tmetal/codegen/kernel_abi.h. `layout` is a MemoryLayout policy name, "
       "`hardware` a hardware profile id ('' selects as `tmetal hardware` does). Raises triton_metal.CompileError "
       "naming the user's file:line.");
+  m.def(
+      "debug_buffer_words",
+      [](const std::string& metadataJson) -> std::vector<int32_t> {
+#ifdef TMETAL_BINDING_HAS_CODEGEN
+        codegen::KernelMetadata metadata = metadataFrom(metadataJson);
+        std::vector<int32_t> header(codegen::kDebugHeaderWords);
+        codegen::prepareDebugBuffer(metadata, header.data());
+        header.resize(codegen::debugBufferWords(metadata));
+        return header;
+#else
+        raiseUnavailable("the code generator");
+#endif
+      },
+      nb::arg("metadata_json"),
+      "The debug buffer a kernel with tt.assert or tt.print takes after its arguments, as int32 words ready for "
+      "the launch (debug_buffer.h); empty for other kernels. For launchers outside tmetal's runtimes.");
+  m.def(
+      "report_debug_buffer",
+      [](const std::string& metadataJson, const std::vector<int32_t>& words) {
+#ifdef TMETAL_BINDING_HAS_CODEGEN
+        codegen::KernelMetadata metadata = metadataFrom(metadataJson);
+        codegen::reportDebugBuffer(metadata, words.data(), words.size(), std::cout);
+#else
+        raiseUnavailable("the code generator");
+#endif
+      },
+      nb::arg("metadata_json"), nb::arg("words"),
+      "After a launch: writes the lines the kernel printed to stdout and raises triton_metal.DeviceAssertionError "
+      "when one of its assertions failed; `words` is the debug buffer as the kernel left it.");
 }
 
 }  // namespace tmetal::python

@@ -66,6 +66,15 @@ class EmulatorError(TmetalError):
     timeout (sanitize mode)."""
 
 
+class DeviceAssertionError(TmetalError):
+    """A `tl.device_assert` (or a `debug=True` overflow check) failed while
+    the kernel ran. Metal cannot stop a kernel, so the launch finished and
+    the outputs are unspecified; the message names the user's line, the
+    assertion's message and the first failing program, thread and element.
+    A RuntimeError, as Triton's NVIDIA backend raises for a device-side assert.
+    `reason` is the assertion's own message."""
+
+
 class UnavailableError(TmetalError):
     """A part of tmetal that this installation does not have: a pipeline stage
     not built into triton_metal._core, Metal on a machine without it, ..."""

@@ -12,12 +12,17 @@ written to PyTorch's documented API and has never run:
   - `torch.mps.load_metallib(data)` (newer PyTorch) loads a compiled
     .metallib the same way;
   - `torch.mps.synchronize()` and `torch.mps.Event(enable_timing=True)`.
+A kernel with `tl.device_assert` (`debug=True`) or `tl.device_print` gets an
+int32 tensor, the debug buffer, after its arguments, read after
+`torch.mps.synchronize()`: the printed lines go to stdout, a failed
+assertion raises DeviceAssertionError.
 The kernel is dispatched as `threads = (gridX * T, gridY, gridZ)` with
 `group_size = (T, 1, 1)`, T = num_warps * 32, so that the grid has exactly
 gridX x gridY x gridZ threadgroups, as Triton's program ids expect.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,9 +110,24 @@ class MetalLauncher:
                                          kernel=self.kernel_name)
         if enter_hook is not None and launch_metadata is not None:
             enter_hook(launch_metadata)
-        kernel = getattr(function.library, self.kernel_name)
+        import torch
+        kernel = getattr(function.library, self.abi["kernel"])  # the entry point's name
         T = self.threads_per_threadgroup
-        kernel(*kernel_args, threads=(gridX * T, gridY, gridZ), group_size=(T, 1, 1), arg_casts=self.arg_casts)
+        # A kernel with tl.device_assert or tl.device_print takes the debug
+        # buffer after its arguments (kernel_abi.h); it is read once the kernel has run.
+        debug = None
+        if self.abi.get("assertions") or self.abi.get("prints"):
+            abi_json = json.dumps(self.abi)
+            debug = torch.tensor(core().debug_buffer_words(abi_json), dtype=torch.int32, device="mps")
+        extra = (debug, ) if debug is not None else ()
+        kernel(*kernel_args, *extra, threads=(gridX * T, gridY, gridZ), group_size=(T, 1, 1),
+               arg_casts=self.arg_casts)
+        if debug is not None:
+            torch.mps.synchronize()
+            try:
+                core().report_debug_buffer(abi_json, debug.cpu().tolist())
+            except errors.TmetalError as error:
+                raise errors.with_kernel(error, self.kernel_name) from None
         if exit_hook is not None and launch_metadata is not None:
             exit_hook(launch_metadata)
 

@@ -2,7 +2,10 @@
 and that everyday kernels rely on, through the real frontend and the emulator:
 bool tensors in memory, i1 arithmetic, pointer casts, 16-bit float atomics,
 `.item()` of a one-element tensor, `tl.assume`, values of untaken returns,
-unsigned 64-bit scalars, and a kernel called `kernel` (a keyword in MSL).
+unsigned 64-bit scalars, a kernel called `kernel` (a keyword in MSL), and
+`tl.device_assert` with Triton's `debug=True` overflow checks,
+`tl.device_print` in Triton's output format, and functions Triton keeps out
+of line (`noinline=True`).
 
 Each check takes a `Device` (how arrays reach the kernel and come back), so
 that test_plugin_cuda.py runs the same checks on an NVIDIA GPU. Results are
@@ -13,13 +16,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import contextlib
+import inspect
+import os
+import re
+import sys
+import tempfile
+
 import numpy as np
 import pytest
 import triton
 import triton.language as tl
 
 import triton_metal
-from triton_metal import LaunchError
+from triton_metal import DeviceAssertionError, LaunchError
 
 
 @dataclass(frozen=True)
@@ -449,7 +459,194 @@ def check_pointer_tables(device: Device):
     assert "tt.int_to_ptr" in ttir and "tt.ptr_to_int" in ttir
 
 
+# ---- functions kept out of line ------------------------------------------------------
+
+
+@triton.jit(noinline=True)
+def store_scaled_sum(out_ptr, x_ptr, y_ptr, scale, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, (tl.load(x_ptr + offs) + tl.load(y_ptr + offs)) * scale)
+
+
+@triton.jit(noinline=True)
+def sign_of_sum(x_ptr, BLOCK: tl.constexpr):
+    if tl.sum(tl.load(x_ptr + tl.arange(0, BLOCK))) > 0:  # a return inside an if
+        return 1.0
+    return -1.0
+
+
+@triton.jit(noinline=True)
+def store_signed_sum(out_ptr, x_ptr, y_ptr, BLOCK: tl.constexpr):
+    store_scaled_sum(out_ptr, x_ptr, y_ptr, sign_of_sum(x_ptr, BLOCK), BLOCK)
+
+
+@triton.jit
+def noinline_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    store_signed_sum(out_ptr, x_ptr, y_ptr, BLOCK)
+    store_scaled_sum(out_ptr + BLOCK, x_ptr, y_ptr, 0.5, BLOCK)
+    tl.store(out_ptr + 2 * BLOCK, sign_of_sum(y_ptr, BLOCK))
+
+
+def check_noinline_calls(device: Device):
+    rng = np.random.default_rng(11)
+    for sign in (1.0, -1.0):
+        x = (sign * np.abs(rng.standard_normal(64))).astype(np.float32)
+        y = rng.standard_normal(64).astype(np.float32)
+        out = device.put(np.zeros(129, np.float32))
+        noinline_kernel[(1, )](device.put(x), device.put(y), out, BLOCK=64)
+        device.synchronize()
+        expected = np.concatenate([(x + y) * np.float32(sign), (x + y) * np.float32(0.5),
+                                   [1.0 if y.sum(dtype=np.float32) > 0 else -1.0]])
+        np.testing.assert_allclose(device.get(out), expected, rtol=0, atol=0)
+    ttir = noinline_kernel.warmup(out, out, out, BLOCK=64, grid=(1, )).asm["ttir"]
+    assert ttir.count("tt.call") >= 4, ttir  # Triton kept the functions out of line
+
+
+# ---- device-side assertions ------------------------------------------------------
+
+
+@triton.jit(debug=True)
+def bounded_increment_kernel(x_ptr, y_ptr, n, LIMIT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.device_assert(x < LIMIT, "x must stay below the limit")
+    tl.store(y_ptr + offs, x + 1, mask=offs < n)
+
+
+@triton.jit(debug=True)
+def scalar_assert_kernel(x_ptr, COND: tl.constexpr, MASK: tl.constexpr):
+    tl.device_assert(COND, "the scalar condition", mask=MASK)
+    tl.store(x_ptr, 7)
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, z_ptr):
+    tl.store(z_ptr, tl.load(x_ptr) + tl.load(y_ptr))
+
+
+def source_line(fn, text: str) -> str:
+    """'file:line' of the first line with `text` in a Triton function's source."""
+    lines, first = inspect.getsourcelines(fn.fn)
+    for i, line in enumerate(lines):
+        if text in line:
+            return f"{inspect.getsourcefile(fn.fn)}:{first + i}"
+    raise AssertionError(f"{text!r} is not in {fn.fn.__name__}")
+
+
+def check_device_assertions(device: Device):
+    x = np.arange(300, dtype=np.int32)
+    y = device.put(np.zeros(300, np.int32))
+    bounded_increment_kernel[(3, )](device.put(x), y, 300, LIMIT=1000, BLOCK=128)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(y), x + 1)
+
+    # One element fails: element [30] of program 2.
+    x[256 + 30] = 5000
+    where = re.escape(source_line(bounded_increment_kernel, "tl.device_assert"))
+    with pytest.raises(DeviceAssertionError,
+                       match=rf"^{where}:\d+: error: device-side assertion failed: x must stay below the limit "
+                       rf"\(program \(2, 0, 0\), thread \d+, element \[30\]\)\n  in Triton kernel "
+                       r"'bounded_increment_kernel'$") as caught:
+        bounded_increment_kernel[(3, )](device.put(x), y, 300, LIMIT=1000, BLOCK=128)
+        device.synchronize()
+    assert isinstance(caught.value, RuntimeError) and "device-side assert" in str(caught.value)  # as Triton's
+    assert caught.value.reason == "x must stay below the limit"
+    assert caught.value.kernel == "bounded_increment_kernel"
+
+    # Scalar conditions, and Triton's mask: a masked-off assertion never fails.
+    for cond, mask, fails in ((True, None, False), (False, None, True), (False, True, True), (False, False, False)):
+        out = device.put(np.zeros(1, np.int32))
+        if fails:
+            with pytest.raises(DeviceAssertionError,
+                               match=r"device-side assertion failed: the scalar condition \(program \(0, 0, 0\), "
+                               r"thread \d+\)"):
+                scalar_assert_kernel[(1, )](out, cond, mask)
+                device.synchronize()
+        else:
+            scalar_assert_kernel[(1, )](out, cond, mask)
+            device.synchronize()
+            assert device.get(out)[0] == 7
+
+    # debug=True adds Triton's integer overflow checks, which are assertions too.
+    for a, b, dtype, overflows in ((2**31 - 1, 1, np.int32, True), (-2**31, -1, np.int32, True),
+                                   (-2**15, -1, np.int16, True), (-2**31, 0, np.int32, False), (40, 2, np.int16, False)):
+        z = device.put(np.zeros(1, dtype))
+        launch = lambda: add_kernel[(1, )](device.put(np.array([a], dtype)), device.put(np.array([b], dtype)), z,
+                                           debug=True)
+        if overflows:
+            with pytest.raises(DeviceAssertionError, match=rf"{np.dtype(dtype).name} overflow detected for operation add"):
+                launch()
+                device.synchronize()
+        else:
+            launch()
+            device.synchronize()
+            assert device.get(z)[0] == a + b
+
+
+# ---- device_print ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def printed_lines():
+    """What the process writes to its stdout file descriptor meanwhile (the
+    runtimes print as C code does, below Python's sys.stdout), as a list of lines."""
+    lines = []
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 1)
+        try:
+            yield lines
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+            sink.seek(0)
+            lines.extend(sink.read().decode().splitlines())
+
+
+@triton.jit
+def print_kernel(x_ptr, BLOCK: tl.constexpr, HEX: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_print("x: ", x, hex=HEX)
+
+
+@triton.jit
+def print_2d_and_scalars_kernel(x_ptr, M: tl.constexpr, N: tl.constexpr):
+    x = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    tl.device_print("", x, x * 0 + tl.program_id(0))  # two operands
+    print("x:", tl.load(x_ptr))  # a scalar: every thread prints it
+    print("no arg")
+
+
+def check_device_print(device: Device):
+    # Triton's format on NVIDIA GPUs (its test_subprocess.py checks the same lines).
+    cases = [(np.arange(128, dtype=np.int32) - 3, False, lambda i, v: f"{v}"),
+             (np.arange(128, dtype=np.float16), False, lambda i, v: f"{v:.6f}"),
+             (np.arange(128, dtype=np.uint8) + 128, False, lambda i, v: f"{v}"),
+             (np.arange(128, dtype=np.int16) - 1, True, lambda i, v: f"0x{int(v) & 0xffff:04x}")]
+    for values, hex_, text in cases:
+        with printed_lines() as lines:
+            print_kernel[(1, )](device.put(values), BLOCK=128, HEX=hex_)
+            device.synchronize()
+        assert sorted(lines) == sorted(f"pid (0, 0, 0) idx ({i:3}) x: {text(i, v)}" for i, v in enumerate(values))
+
+    with printed_lines() as lines:
+        print_2d_and_scalars_kernel[(2, )](device.put(np.array([42], np.int32)), M=4, N=32, num_warps=2)
+        device.synchronize()
+    expected = [f"pid ({p}, 0, 0) idx ({i}, {j:2}): (operand 0) {i * 32 + j}" for p in range(2) for i in range(4)
+                for j in range(32)]
+    expected += [f"pid ({p}, 0, 0) idx ({i}, {j:2}): (operand 1) {p}" for p in range(2) for i in range(4)
+                 for j in range(32)]
+    expected += [f"pid ({p}, 0, 0) idx () x: 42" for p in range(2)] * 64  # 64 threads a program
+    expected += [f"pid ({p}, 0, 0) no arg" for p in range(2)] * 64
+    assert sorted(lines) == sorted(expected)
+
+
 CHECKS = {
+    "device_print": check_device_print,
+    "noinline_calls": check_noinline_calls,
+    "device_assertions": check_device_assertions,
     "pointer_tables": check_pointer_tables,
     "host_tensor_descriptors": check_host_tensor_descriptors,
     "gather": check_gather,

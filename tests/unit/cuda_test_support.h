@@ -48,6 +48,42 @@ inline std::unique_ptr<ir::Module> parseCase(const std::string& name) {
   return module;
 }
 
+// out[i] = x[i] + 1 after `tl.device_assert(x < 100, "x must stay below 100")`,
+// 64 elements per program: a kernel with the assertion buffer (kernel_abi.h).
+constexpr const char* kAssertKernelTtir = R"(#loc = loc("assert.py":3:0)
+module {
+  tt.func public @assert_kernel(%x_ptr: !tt.ptr<i32> loc("x_ptr"(#loc)), %out_ptr: !tt.ptr<i32> loc("out_ptr"(#loc))) attributes {noinline = false} {
+    %c64 = arith.constant 64 : i32 loc(#loc1)
+    %limit = arith.constant dense<100> : tensor<64xi32> loc(#loc2)
+    %one = arith.constant dense<1> : tensor<64xi32> loc(#loc3)
+    %0 = tt.get_program_id x : i32 loc(#loc1)
+    %1 = arith.muli %0, %c64 : i32 loc(#loc1)
+    %2 = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32> loc(#loc1)
+    %3 = tt.splat %1 : i32 -> tensor<64xi32> loc(#loc1)
+    %4 = arith.addi %3, %2 : tensor<64xi32> loc(#loc1)
+    %5 = tt.splat %x_ptr : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>> loc(#loc1)
+    %6 = tt.addptr %5, %4 : tensor<64x!tt.ptr<i32>>, tensor<64xi32> loc(#loc1)
+    %x = tt.load %6 : tensor<64x!tt.ptr<i32>> loc(#loc1)
+    %c = arith.cmpi slt, %x, %limit : tensor<64xi32> loc(#loc2)
+    tt.assert %c, "x must stay below 100" : tensor<64xi1> loc(#loc2)
+    %y = arith.addi %x, %one : tensor<64xi32> loc(#loc3)
+    %7 = tt.splat %out_ptr : !tt.ptr<i32> -> tensor<64x!tt.ptr<i32>> loc(#loc3)
+    %8 = tt.addptr %7, %4 : tensor<64x!tt.ptr<i32>>, tensor<64xi32> loc(#loc3)
+    tt.store %8, %y : tensor<64x!tt.ptr<i32>> loc(#loc3)
+    tt.return loc(#loc3)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("assert.py":4:9)
+#loc2 = loc("assert.py":5:5)
+#loc3 = loc("assert.py":6:5)
+)";
+
+inline std::unique_ptr<ir::Module> parseAssertKernel() {
+  auto module = frontend::parseTtir(kAssertKernelTtir, "assert.ttir");
+  ir::verify(*module);
+  return module;
+}
+
 inline bool inCi() {
   const char* ci = std::getenv("CI");
   return ci && std::string(ci) == "true";

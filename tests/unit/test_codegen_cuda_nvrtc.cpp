@@ -47,6 +47,25 @@ TEST_P(SuiteKernelCompilesWithNvrtc, ForSm90UnderEveryLayoutPolicy) {
 INSTANTIATE_TEST_SUITE_P(Suite, SuiteKernelCompilesWithNvrtc, ::testing::ValuesIn(cudatest::suiteCaseNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+TEST(Nvrtc, KernelWithAssertionsTakesTheDebugBuffer) {
+  TMETAL_REQUIRE_NVRTC();
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  codegen::CompiledKernel kernel = codegen::compileKernel(*cudatest::parseAssertKernel(), options);
+  ASSERT_EQ(kernel.metadata.assertions.size(), 1u);
+  EXPECT_EQ(kernel.metadata.assertions[0].message, "x must stay below 100");
+  EXPECT_EQ(kernel.metadata.params.size(), 2u);  // the buffer is not a Triton argument
+  EXPECT_NE(kernel.source.find("int* tmetal_debug"), std::string::npos) << kernel.source;
+  codegen::KernelMetadata read = codegen::KernelMetadata::fromJson(kernel.metadata.toJson());
+  ASSERT_EQ(read.assertions.size(), 1u);
+  EXPECT_EQ(read.assertions[0].file, "assert.py");
+  EXPECT_EQ(read.assertions[0].line, 5);
+  EXPECT_EQ(read.assertions[0].col, 5);
+  EXPECT_EQ(read.assertions[0].shape, std::vector<int64_t>{64});
+  runtime::cuda::NvrtcOutput out = runtime::cuda::compileWithNvrtc(kernel.source, "assert.cu", {"sm_90", {}});
+  EXPECT_NE(out.ptx.find("atom.global.cas"), std::string::npos) << "no compare-and-swap claims the buffer";
+}
+
 TEST(Nvrtc, RejectedSourceIsACompileErrorWithTheLog) {
   TMETAL_REQUIRE_NVRTC();
   try {

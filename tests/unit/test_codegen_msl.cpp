@@ -133,14 +133,51 @@ TEST(CodegenErrors, DoublePrecisionIsRejectedOnAppleGpus) {
 }
 
 TEST(CodegenErrors, UnsupportedOpsNameTheOpAndLine) {
-  // tl.device_print: Metal kernels have no printf.
+  // A CUDA libdevice function: Metal has no such library.
   std::string source = kHistogram;
   const std::string histogram = "%h = tt.histogram %x : tensor<128xi32> -> tensor<16xi32>";
   source.replace(source.find(histogram), histogram.size(),
-                 "tt.print \" x: \" {hex = false, isSigned = array<i32: 1>} : %x : tensor<128xi32>");
+                 "%h = tt.extern_elementwise %x {libname = \"\", libpath = \"\", pure = true, symbol = \"__nv_abs\"} "
+                 ": (tensor<128xi32>) -> tensor<128xi32>");
   CompileError e = compileError(source.c_str());
   EXPECT_EQ(e.pos().str(), "hist.py:6:12");
-  EXPECT_EQ(e.message(), "'tt.print': not supported by the metal backend: this op");
+  EXPECT_EQ(e.message(), "'tt.extern_elementwise': not supported by the metal backend: this op");
+}
+
+TEST(CodegenErrors, RecursiveCallsAreRefusedAtTheCall) {
+  // Calls are inlined (noinline functions stay calls in Triton's TTIR); a
+  // function that calls itself cannot be.
+  CompileError e = compileError(R"(module {
+  tt.func private @countdown(%n: i32) -> i32 attributes {noinline = true} {
+    %r = tt.call @countdown(%n) : (i32) -> i32 loc("rec.py":4:12)
+    tt.return %r : i32
+  }
+  tt.func public @k(%out: !tt.ptr<i32>, %n: i32) attributes {noinline = false} {
+    %r = tt.call @countdown(%n) : (i32) -> i32 loc("rec.py":9:8)
+    tt.store %out, %r : !tt.ptr<i32>
+    tt.return
+  }
+}
+)");
+  EXPECT_EQ(e.pos().str(), "rec.py:4:12");
+  EXPECT_EQ(e.message(), "'tt.call': calls @countdown recursively, which a GPU kernel cannot do");
+}
+
+TEST(CodegenMsl, CallsAreCopiesOfTheFunctionsTheyCall) {
+  codegen::CompiledKernel k = compileText(R"(module {
+  tt.func private @twice(%x: i32) -> i32 attributes {noinline = true} {
+    %r = arith.addi %x, %x : i32
+    tt.return %r : i32
+  }
+  tt.func public @k(%out: !tt.ptr<i32>, %n: i32) attributes {noinline = false} {
+    %a = tt.call @twice(%n) : (i32) -> i32
+    %b = tt.call @twice(%a) : (i32) -> i32
+    tt.store %out, %b : !tt.ptr<i32>
+    tt.return
+  }
+}
+)");
+  EXPECT_NE(k.source.find("  int r0 = n + n;\n  int r1 = r0 + r0;\n"), std::string::npos) << k.source;
 }
 
 TEST(CodegenErrors, TooManyThreadsPerThreadgroup) {

@@ -3,12 +3,16 @@
 // the built binary ($TMETAL_BIN, or bin/tmetal of this build).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,6 +46,37 @@ constexpr const char* kDoubleKernel = R"(module {
 }
 )";
 
+// The double kernel with `tl.device_assert(x < 10, "x must be below 10")`
+// (and Triton's `loc` information, so that errors name the Python line).
+constexpr const char* kAssertKernel = R"(#loc = loc("assert.py":3:0)
+module {
+  tt.func public @assert_kernel(%x_ptr: !tt.ptr<f32> loc("x_ptr"(#loc)), %out_ptr: !tt.ptr<f32> loc("out_ptr"(#loc))) attributes {noinline = false} {
+    %c4_i32 = arith.constant 4 : i32 loc(#loc1)
+    %ten = arith.constant dense<1.000000e+01> : tensor<4xf32> loc(#loc3)
+    %0 = tt.get_program_id x : i32 loc(#loc1)
+    %1 = arith.muli %0, %c4_i32 : i32 loc(#loc1)
+    %2 = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32> loc(#loc1)
+    %3 = tt.splat %1 : i32 -> tensor<4xi32> loc(#loc1)
+    %4 = arith.addi %3, %2 : tensor<4xi32> loc(#loc1)
+    %7 = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>> loc(#loc2)
+    %8 = tt.addptr %7, %4 : tensor<4x!tt.ptr<f32>>, tensor<4xi32> loc(#loc2)
+    %9 = tt.load %8 : tensor<4x!tt.ptr<f32>> loc(#loc2)
+    %c = arith.cmpf olt, %9, %ten : tensor<4xf32> loc(#loc3)
+    tt.assert %c, "x must be below 10" : tensor<4xi1> loc(#loc4)
+    %10 = arith.addf %9, %9 : tensor<4xf32> loc(#loc5)
+    %11 = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>> loc(#loc5)
+    %12 = tt.addptr %11, %4 : tensor<4x!tt.ptr<f32>>, tensor<4xi32> loc(#loc5)
+    tt.store %12, %10 : tensor<4x!tt.ptr<f32>> loc(#loc5)
+    tt.return loc(#loc5)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("assert.py":4:11)
+#loc2 = loc("assert.py":5:9)
+#loc3 = loc("assert.py":6:22)
+#loc4 = loc("assert.py":6:5)
+#loc5 = loc("assert.py":7:5)
+)";
+
 class RunCommand : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -51,6 +86,7 @@ class RunCommand : public ::testing::Test {
     dir_ = fs::path(::testing::TempDir()) / ("tmetal_run_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     std::ofstream(dir_ / "double.ttir") << kDoubleKernel;
+    std::ofstream(dir_ / "assert.ttir") << kAssertKernel;
     NpyArray x{"f4", {2, 5}, {}};
     for (int i = 0; i < 10; ++i) {
       float v = 1.5f * i;
@@ -147,6 +183,53 @@ TEST_F(RunCommand, OutOfBoundsAccessIsReportedWithTheLine) {
   EXPECT_EQ(code, 1);
   EXPECT_EQ(output, "double.ttir:13:5: error: 'tt.load': out-of-bounds access in program (2, 0, 0), element [2]: "
                     "element offset 10 is outside buffer 'x_ptr' of 10 elements\n");
+}
+
+TEST_F(RunCommand, FailedAssertionNamesTheLineOnEveryDevice) {
+  // x.npy holds 1.5 * i: x[7] = 10.5, element [3] of program 1, is the only one of 8 that reaches 10.
+  EXPECT_EQ(run("--grid 1 --arg 0=x.npy --arg 1=zeros.npy --device emulator", "assert.ttir"),
+            std::make_pair(0, std::string("")));
+  EXPECT_EQ(run("--grid 2 --arg 0=x.npy --arg 1=zeros.npy", "assert.ttir"),
+            std::make_pair(1, std::string("assert.py:6:5: error: 'tt.assert': assertion failed in program (1, 0, 0), "
+                                          "element [3]: x must be below 10\n")));
+  // The emulator runs the kernel to its end (Metal cannot stop one) and
+  // reports the first failure its assertion buffer recorded: with 128
+  // threads and 4 elements, thread i holds element [i].
+  auto [code, output] = run("--grid 2,1,1 --arg 0=x.npy --arg 1=zeros.npy --device emulator", "assert.ttir");
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(output, "assert.py:6:5: error: device-side assertion failed: x must be below 10 (program (1, 0, 0), "
+                    "thread 3, element [3])\n");
+  // Sanitize mode runs the grid in a child process, which hands the buffer back.
+  setenv("TMETAL_EMULATOR_SANITIZE", "1", 1);
+  std::pair<int, std::string> sanitized =
+      run("--grid 2,1,1 --arg 0=x.npy --arg 1=zeros.npy --device emulator", "assert.ttir");
+  unsetenv("TMETAL_EMULATOR_SANITIZE");
+  EXPECT_EQ(sanitized, std::make_pair(code, output));
+}
+
+TEST_F(RunCommand, PrintsTheSameLinesOnEveryDevice) {
+  std::string source = kDoubleKernel;
+  const std::string store = "    tt.store %12, %10, %6";
+  source.insert(source.find(store),
+                "    tt.print \" y: \" {hex = false, isSigned = array<i32: 1, 1>} : %10, %4 : tensor<4xf32>, tensor<4xi32>\n");
+  std::ofstream(dir_ / "print.ttir") << source;
+  auto sortedLines = [](const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  };
+  auto [code, printed] = run("--grid 2 --arg 0=x.npy --arg 1=zeros.npy --arg 2=8", "print.ttir");
+  ASSERT_EQ(code, 0) << printed;
+  std::vector<std::string> lines = sortedLines(printed);
+  ASSERT_EQ(lines.size(), 16u) << printed;
+  EXPECT_EQ(lines[0], "pid (0, 0, 0) idx (0) y: (operand 0) 0.000000");
+  EXPECT_EQ(lines[15], "pid (1, 0, 0) idx (3) y: (operand 1) 7");
+  auto [emulatorCode, emulatorPrinted] =
+      run("--grid 2 --arg 0=x.npy --arg 1=zeros.npy --arg 2=8 --device emulator", "print.ttir");
+  EXPECT_EQ(emulatorCode, 0);
+  EXPECT_EQ(sortedLines(emulatorPrinted), lines);
 }
 
 TEST_F(RunCommand, UnknownDeviceAndBadGrid) {

@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "tests/unit/cuda_test_support.h"
+#include "tmetal/codegen/debug_buffer.h"
 #include "tmetal/runtime/cuda/cuda_launcher.h"
 #include "tmetal/runtime/cuda/dynamic_library.h"
 #include "tmetal/support/diagnostic.h"
@@ -130,6 +131,32 @@ TEST(CudaRuntime, VectorAddFromTheSuiteMatchesTheHost) {
                 LaunchArg::hostBuffer(out.data(), n * 4), LaunchArg::scalar<int32_t>(n)},
                {programs, 1, 1});
   for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], x[i] + y[i]) << "element " << i;
+}
+
+TEST(CudaRuntime, FailedAssertionIsReportedAfterTheLaunch) {
+  TMETAL_REQUIRE_GPU();
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  codegen::CompiledKernel k = codegen::compileKernel(*cudatest::parseAssertKernel(), options);
+  cuda::CudaKernel kernel = cuda::compile(k.source, k.metadata);
+  std::vector<int32_t> x(256), out(256, 0);
+  for (int i = 0; i < 256; ++i) x[i] = i % 100;
+  auto args = [&] { return std::vector<LaunchArg>{LaunchArg::hostBuffer(x.data(), 1024), LaunchArg::hostBuffer(out.data(), 1024)}; };
+  cuda::launch(kernel, args(), {4, 1, 1});
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(out[i], x[i] + 1) << "element " << i;
+  x[2 * 64 + 5] = 1000;  // element [5] of program 2, the only one failing
+  try {
+    cuda::launch(kernel, args(), {4, 1, 1});
+    FAIL() << "the failed assertion was not reported";
+  } catch (const codegen::DeviceAssertionError& e) {
+    const std::string expected =
+        "assert.py:5:5: error: device-side assertion failed: x must stay below 100 (program (2, 0, 0), thread ";
+    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected);
+    EXPECT_NE(std::string(e.what()).find(", element [5])"), std::string::npos) << e.what();
+  }
+  // The next launch starts from a clean buffer.
+  x[2 * 64 + 5] = 5;
+  cuda::launch(kernel, args(), {4, 1, 1});
 }
 
 TEST(CudaRuntime, DeviceBuffersStayOnTheDeviceAndTimingGivesEveryLaunch) {

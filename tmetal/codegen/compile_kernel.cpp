@@ -9,6 +9,7 @@
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/codegen/msl_dialect.h"
 #include "tmetal/codegen/target_checks.h"
+#include "tmetal/ir/inline_calls.h"
 #include "tmetal/layout/blocked_layout_choice.h"
 #include "tmetal/layout/layout_assignment.h"
 #include "tmetal/support/diagnostic.h"
@@ -113,7 +114,10 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   bool cuda = options.target == "cuda";
   if (options.target != "metal" && !cuda)
     throw CompileError("unknown target '" + options.target + "' (known: metal, cuda)");
-  const ir::Function& fn = *module.kernel();
+  // Calls are lowered as copies of the functions they call.
+  std::unique_ptr<ir::Function> inlined;
+  if (ir::hasCalls(*module.kernel())) inlined = ir::inlineCalls(module, *module.kernel());
+  const ir::Function& fn = inlined ? *inlined : *module.kernel();
   hw::HardwareProfile profile = profileFor(options);
   // The CUDA target measures what Metal would run, so it is held to an Apple
   // GPU's limits (threadgroup memory, types) as well as to the NVIDIA part's,
@@ -169,6 +173,8 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
                         dtypeOf(a->type()), static_cast<int>(i)});
   }
   for (Builtin b : lowered.builtins) m.builtins.push_back({dialect.builtinAttribute(b), dialect.builtinType(b)});
+  m.assertions = lowered.assertions;
+  m.prints = lowered.prints;
   m.layouts = lowered.decisions;
   m.layouts["policy"] = layout::memoryLayoutName(policy);
   m.layouts["requested_policy"] = layout::memoryLayoutName(options.policy);

@@ -19,6 +19,22 @@ nlohmann::json KernelMetadata::toJson() const {
     j["params"].push_back({{"name", p.name}, {"pointer", p.isPointer}, {"dtype", p.dtype}, {"binding", p.binding}});
   j["builtins"] = nlohmann::json::array();
   for (const auto& b : builtins) j["builtins"].push_back({{"name", b.name}, {"type", b.type}});
+  if (!assertions.empty()) {
+    j["assertions"] = nlohmann::json::array();
+    for (const auto& a : assertions)
+      j["assertions"].push_back(
+          {{"message", a.message}, {"file", a.file}, {"line", a.line}, {"col", a.col}, {"shape", a.shape}});
+  }
+  if (!prints.empty()) {
+    j["prints"] = nlohmann::json::array();
+    for (const auto& p : prints) {
+      nlohmann::json operands = nlohmann::json::array();
+      for (const auto& o : p.operands)
+        operands.push_back({{"type", o.type}, {"float", o.isFloat}, {"pointer", o.isPointer}, {"signed", o.isSigned},
+                            {"bits", o.bits}, {"shape", o.shape}});
+      j["prints"].push_back({{"prefix", p.prefix}, {"hex", p.hex}, {"operands", operands}});
+    }
+  }
   j["layouts"] = layouts;
   return j;
 }
@@ -58,6 +74,22 @@ KernelMetadata KernelMetadata::fromJson(const nlohmann::json& j) {
                           p.at("dtype").get<std::string>(), static_cast<int>(integerField(p, "binding", 0, kIntMax))});
     for (const auto& b : j.at("builtins"))
       m.builtins.push_back({b.at("name").get<std::string>(), b.at("type").get<std::string>()});
+    if (j.contains("assertions"))
+      for (const auto& a : j.at("assertions"))
+        m.assertions.push_back({a.at("message").get<std::string>(), a.at("file").get<std::string>(),
+                                static_cast<int>(integerField(a, "line", 0, kIntMax)),
+                                static_cast<int>(integerField(a, "col", 0, kIntMax)),
+                                a.value("shape", std::vector<int64_t>{})});
+    if (j.contains("prints"))
+      for (const auto& p : j.at("prints")) {
+        KernelPrint print{p.at("prefix").get<std::string>(), p.at("hex").get<bool>(), {}};
+        for (const auto& o : p.at("operands"))
+          print.operands.push_back({o.at("type").get<std::string>(), o.at("float").get<bool>(),
+                                    o.at("pointer").get<bool>(), o.at("signed").get<bool>(),
+                                    static_cast<int>(integerField(o, "bits", 1, 64)),
+                                    o.at("shape").get<std::vector<int64_t>>()});
+        m.prints.push_back(std::move(print));
+      }
     m.layouts = j.value("layouts", nlohmann::json::object());
     return m;
   } catch (const nlohmann::json::exception& e) {

@@ -24,7 +24,8 @@ const std::set<std::string>& reservedNames() {
       "ushort", "uchar", "unsigned", "void", "volatile", "while", "pid", "num_pids", "tid", "lane", "simd", "r",
       "k", "g", "metal", "as_type", "min", "max", "abs", "exp", "log", "sin", "cos", "main", "new", "delete",
       "vec", "q", "w", "m", "kk", "this", "template", "typename", "using", "namespace", "class", "union", "vertex", "fragment", "sampler",
-      "texture", "atomic", "private", "public", "operator", "register", "signed", "inline", "extern"};
+      "texture", "atomic", "private", "public", "operator", "register", "signed", "inline", "extern",
+      "tmetal_assert_failed", "tmetal_print", "tmetal_debug"};
   return names;
 }
 
@@ -249,6 +250,8 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
       break;
     }
     case OpKind::LlvmAssume: break;  // a hint for LLVM; nothing to emit
+    case OpKind::TtAssert: lowerAssert(op); break;
+    case OpKind::TtPrint: lowerPrint(op); break;
     case OpKind::GpuBarrier: body_.line(dialect_.deviceMemoryBarrier()); break;
     case OpKind::TtMakeBlockPtr:
     case OpKind::TtAdvance:
@@ -323,6 +326,8 @@ std::vector<KernelParamDecl> KernelLowering::kernelParams() const {
     const ir::Value* a = fn_.argument(i);
     params.push_back({scalarOf(a), a->type(), static_cast<int>(i)});
   }
+  if (!assertions_.empty() || !prints_.empty())
+    params.push_back({kDebugBufferName, ir::Type::pointer(ir::Type::i32()), static_cast<int>(params.size())});
   return params;
 }
 
@@ -348,6 +353,7 @@ LoweredKernel KernelLowering::run() {
   std::string math = dialect_.mathHelpers(mathUsed_);
   if (!math.empty()) helpers.line(math);
   if (atomicsUsed_) helpers.line(dialect_.atomicHelpers());
+  if (!assertions_.empty() || !prints_.empty()) helpers.line(debugHelpers());
   helpers.append(helpers_);
   out.helpers = helpers.str();
 
@@ -376,6 +382,8 @@ LoweredKernel KernelLowering::run() {
   }
   decisions_["threadgroup_buffers"] = buffers;
   out.decisions = decisions_;
+  out.assertions = assertions_;
+  out.prints = prints_;
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "tmetal/analysis/axis_info.h"
 #include "tmetal/codegen/c_emitter.h"
 #include "tmetal/codegen/code_buffer.h"
+#include "tmetal/codegen/kernel_abi.h"
 #include "tmetal/codegen/register_tensor.h"
 #include "tmetal/codegen/threadgroup_memory.h"
 #include "tmetal/ir/module.h"
@@ -44,7 +45,12 @@ struct LoweredKernel {
   std::vector<Builtin> builtins;
   int64_t threadgroupMemoryBytes = 0;
   nlohmann::json decisions;  // reductions, conversions, threadgroup buffers
+  std::vector<KernelAssertion> assertions;  // non-empty: the kernel takes the debug buffer (kernel_abi.h)
+  std::vector<KernelPrint> prints;          // likewise
 };
+
+// The kernel parameter holding the debug buffer.
+inline constexpr const char* kDebugBufferName = "tmetal_debug";
 
 class KernelLowering {
  public:
@@ -159,6 +165,16 @@ class KernelLowering {
   // A value only one thread computed, given to every thread.
   std::string broadcastFromThreadZero(const ir::Operation& op, const ir::Type& type, const std::string& value);
 
+  // ---- debugging (lower_debug.cpp) -------------------------------------------------
+  void lowerAssert(const ir::Operation& op);
+  void lowerPrint(const ir::Operation& op);
+  // The functions that write the debug buffer, for the kernel's asserts and prints.
+  std::string debugHelpers() const;
+  // "x, y, z" of this program, as ints.
+  std::string programIdArguments();
+  // A printed value as the 64 bits of its debug-buffer record.
+  std::string printedBits(const std::string& value, const ir::Type& element) const;
+
   // ---- reductions and scans (lower_reduce.cpp, lower_scan.cpp, lower_combiner.cpp) ---
   void lowerReduce(const ir::Operation& op);
   void lowerScan(const ir::Operation& op);
@@ -267,6 +283,10 @@ class KernelLowering {
   std::set<Builtin> builtins_;
   std::vector<MathFn> mathUsed_;
   bool atomicsUsed_ = false;
+  // The kernel's tt.assert and tt.print ops, numbered as the debug buffer reports them.
+  std::vector<KernelAssertion> assertions_;
+  std::vector<KernelPrint> prints_;
+  std::unordered_map<const ir::Operation*, int> debugOpIndex_;
   int loopDepth_ = 0;
   // Per loop body being lowered twice, innermost last: the values known
   // before its first copy, the metadata after it, and the threadgroup

@@ -4,13 +4,14 @@
 #include <string>
 #include <unordered_set>
 
+#include "tmetal/ir/clone.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::frontend {
 
 namespace {
 
-using Mapping = std::unordered_map<const ir::Value*, ir::Value*>;
+using Mapping = ir::ValueMapping;
 
 // Copying a block into every path that reaches it can grow exponentially
 // with the nesting; real kernels stay far below this.
@@ -34,11 +35,12 @@ class Structurizer {
     for (const auto& op : ops) {
       if (op->kind() == ir::OpKind::TtReturn) {
         // Nested, the returned values leave through the scf.if around it.
-        std::unique_ptr<ir::Operation> end = clone(*op, m);
-        into->append(top ? std::move(end) : terminator("scf.yield", end->operands(), op->loc()));
+        std::vector<ir::Value*> values;
+        for (ir::Value* v : op->operands()) values.push_back(mapped(m, v, op->loc()));
+        into->append(terminator(top ? "tt.return" : "scf.yield", std::move(values), op->loc()));
         return;
       }
-      into->append(clone(*op, m));
+      clone(*op, m, *into);
     }
     auto it = branches_.find(block);
     if (it == branches_.end()) throw CompileError("a block of the function body ends without a terminator");
@@ -77,33 +79,18 @@ class Structurizer {
     emit(s.block->ops(), s.block, std::move(m), into, top);
   }
 
-  std::unique_ptr<ir::Operation> clone(const ir::Operation& op, Mapping& m) {
-    if (++copied_ > kMaxCopiedOps)
-      op.fail("the function's early returns would copy more than " + std::to_string(kMaxCopiedOps) +
-              " ops into their paths; restructure the kernel's returns");
-    std::vector<ir::Value*> operands;
-    for (ir::Value* v : op.operands()) operands.push_back(mapped(m, v, op.loc()));
-    std::vector<ir::Type> types;
-    for (const ir::Value* r : op.results()) types.push_back(r->type());
-    auto copy = std::make_unique<ir::Operation>(op.name(), std::move(operands), types, op.attrs(), op.loc());
-    for (size_t i = 0; i < op.numResults(); ++i) {
-      copy->result(i)->setName(op.result(i)->name());
-      copy->result(i)->setLoc(op.result(i)->loc());
-      m[op.result(i)] = copy->result(i);
-    }
-    for (size_t r = 0; r < op.numRegions(); ++r) {
-      ir::Region* region = copy->addRegion();
-      for (size_t b = 0; b < op.region(r)->numBlocks(); ++b) {
-        const ir::Block* from = op.region(r)->block(b);
-        ir::Block* to = region->addBlock();
-        for (size_t a = 0; a < from->numArguments(); ++a) {
-          const ir::Value* arg = from->argument(a);
-          m[arg] = to->addArgument(arg->type(), arg->name(), arg->loc());
-        }
-        for (const auto& inner : from->ops()) to->append(clone(*inner, m));
-      }
-    }
-    return copy;
+  void clone(const ir::Operation& op, Mapping& m, ir::Block& into) {
+    ir::CloneHooks hooks;
+    hooks.operand = [this](ir::Value* v, const ir::Operation& user, const Mapping& mapping) {
+      return mapped(mapping, v, user.loc());
+    };
+    hooks.replace = [this](const ir::Operation& inner, Mapping&, ir::Block&) {
+      if (++copied_ > kMaxCopiedOps)
+        inner.fail("the function's early returns would copy more than " + std::to_string(kMaxCopiedOps) +
+                   " ops into their paths; restructure the kernel's returns");
+      return false;
+    };
+    ir::cloneInto(op, m, into, hooks);
   }
 
   static std::unique_ptr<ir::Operation> terminator(const char* name, std::vector<ir::Value*> values,

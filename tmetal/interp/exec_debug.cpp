@@ -1,10 +1,8 @@
 // tt.assert (a failed assertion stops the run with an error) and tt.print.
-#include <iomanip>
-#include <limits>
 #include <ostream>
 
 #include "tmetal/interp/program_executor.h"
-#include "tmetal/interp/scalar_semantics.h"
+#include "tmetal/support/print_format.h"
 
 namespace tmetal::interp {
 
@@ -23,31 +21,34 @@ void ProgramExecutor::print(const ir::Operation& op) {
   if (const ir::Attribute* p = op.attr("prefix")) prefix = p->asString();
   bool hex = false;
   if (const ir::Attribute* h = op.attr("hex")) hex = h->asBool();
+  const ir::Attribute* isSigned = op.attr("isSigned");
   std::ostream& out = *options_.printStream;
-  std::string pid = "pid (" + std::to_string(programId_[0]) + ", " + std::to_string(programId_[1]) + ", " +
-                    std::to_string(programId_[2]) + ")";
-  if (op.numOperands() == 0) {
-    out << pid << " " << prefix << "\n";
+  const std::array<int64_t, 3> pid = {programId_[0], programId_[1], programId_[2]};
+  const int n = static_cast<int>(op.numOperands());
+  if (n == 0) {
+    out << formatPrintLine(pid, prefix, -1, 0, {}, {}, "") << "\n";
     return;
   }
-  // One line per element, as Triton's device print does.
-  for (size_t j = 0; j < op.numOperands(); ++j) {
-    const RuntimeValue& v = valueOf(op, j);
+  // One line per element, as Triton's device print writes them.
+  for (int j = 0; j < n; ++j) {
+    const RuntimeValue& v = valueOf(op, static_cast<size_t>(j));
     if (v.block) op.fail("cannot print a block pointer");
+    PrintedType type;
+    type.isFloat = v.elementType.isFloat();
+    type.isPointer = v.elementType.isPointer();
+    type.bits = type.isPointer ? 64 : v.elementType.bitWidth();
+    if (isSigned && isSigned->kind() == ir::Attribute::Kind::DenseArray && j < static_cast<int>(isSigned->ints().size()))
+      type.isSigned = isSigned->ints()[j] != 0;
     for (int64_t i = 0; i < v.size(); ++i) {
-      out << pid << " idx " << formatIndex(unflattenIndex(i, v.shape)) << " " << prefix;
-      if (op.numOperands() > 1) out << " (operand " << j << ")";
-      out << ": ";
       const Element& e = v.elements[i];
-      if (v.elementType.isFloat())  // enough digits to read the value back exactly
-        out << std::setprecision(std::numeric_limits<double>::max_digits10) << e.f << std::setprecision(6);
-      else if (v.elementType.isPointer())
-        out << "buffer " << e.buffer << " + " << e.i;
-      else if (hex)
-        out << "0x" << std::hex << unsignedInt(e.i, v.elementType.bitWidth()) << std::dec;
+      std::string value;
+      if (type.isFloat)
+        value = formatPrintedFloat(e.f);
+      else if (type.isPointer)  // the interpreter's pointers are (buffer, offset), not addresses
+        value = "buffer " + std::to_string(e.buffer) + " + " + std::to_string(e.i);
       else
-        out << e.i;
-      out << "\n";
+        value = formatPrintedInteger(static_cast<uint64_t>(e.i), type, hex);
+      out << formatPrintLine(pid, prefix, j, n, unflattenIndex(i, v.shape), v.shape, value) << "\n";
     }
   }
 }

@@ -14,20 +14,4 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
   return strides;
 }
 
-std::vector<int64_t> unflattenIndex(int64_t flat, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> index(shape.size(), 0);
-  for (size_t d = shape.size(); d-- > 0;) {
-    if (shape[d] == 0) continue;
-    index[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return index;
-}
-
-std::string formatIndex(const std::vector<int64_t>& index) {
-  std::string s = "[";
-  for (size_t d = 0; d < index.size(); ++d) s += (d ? ", " : "") + std::to_string(index[d]);
-  return s + "]";
-}
-
 }  // namespace tmetal::interp

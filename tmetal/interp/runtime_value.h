@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tmetal/support/print_format.h"
+
 #include "tmetal/ir/type.h"
 
 namespace tmetal::interp {
@@ -47,9 +49,8 @@ struct RuntimeValue {
 int64_t shapeElements(const std::vector<int64_t>& shape);
 // Row-major strides of a shape, in elements.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape);
-// The multi-index of flat element `flat` of a shape.
-std::vector<int64_t> unflattenIndex(int64_t flat, const std::vector<int64_t>& shape);
-// "[3, 5]" for a multi-index.
-std::string formatIndex(const std::vector<int64_t>& index);
+// The multi-index of a flat element, and "[3, 5]" for it (print_format.h).
+using tmetal::formatIndex;
+using tmetal::unflattenIndex;
 
 }  // namespace tmetal::interp

@@ -1,10 +1,12 @@
 #include "tmetal/runtime/cuda/cuda_launcher.h"
 
 #include <algorithm>
+#include <iostream>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 
+#include "tmetal/codegen/debug_buffer.h"
 #include "tmetal/runtime/cuda/cuda_driver.h"
 #include "tmetal/runtime/cuda/nvrtc_compiler.h"
 #include "tmetal/support/diagnostic.h"
@@ -127,10 +129,20 @@ class Event {
 // buffers, device buffers and scalars as they are.
 class PreparedArguments {
  public:
-  PreparedArguments(const CudaKernel& kernel, const std::vector<LaunchArg>& args) : args_(args) {
+  PreparedArguments(const CudaKernel& kernel, const std::vector<LaunchArg>& args) : kernel_(kernel), args_(args) {
     checkArguments(kernel, args);
-    pointers_.resize(args.size());
-    params_.resize(args.size());
+    const codegen::KernelMetadata& m = kernel.metadata();
+    pointers_.resize(args.size() + (m.takesDebugBuffer() ? 1 : 0));
+    params_.resize(pointers_.size());
+    if (m.takesDebugBuffer()) {
+      // The debug buffer (kernel_abi.h) after the arguments; only its header needs writing.
+      std::vector<int32_t> header(codegen::kDebugHeaderWords);
+      codegen::prepareDebugBuffer(m, header.data());
+      debug_ = std::make_unique<DeviceBuffer>(codegen::debugBufferWords(m) * sizeof(int32_t), kernel.options().device);
+      debug_->copyFromHost(header.data(), header.size() * sizeof(int32_t));
+      pointers_.back() = debug_->pointer();
+      params_.back() = &pointers_.back();
+    }
     for (size_t i = 0; i < args.size(); ++i) {
       switch (args[i].kind()) {
         case LaunchArg::Kind::HostBuffer:
@@ -152,9 +164,27 @@ class PreparedArguments {
   void copyBack() {
     for (auto& [i, buffer] : owned_) buffer.copyToHost(args_[i].hostData(), args_[i].bytes());
   }
+  // After the kernel has finished: prints what it printed, and throws
+  // DeviceAssertionError when one of its assertions failed.
+  void reportDebugBuffer() const {
+    if (!debug_) return;
+    const codegen::KernelMetadata& m = kernel_.metadata();
+    std::vector<int32_t> words(codegen::kDebugHeaderWords);
+    debug_->copyToHost(words.data(), words.size() * sizeof(int32_t));
+    // Only the records written are copied back.
+    const int64_t records = std::min<int64_t>(static_cast<uint32_t>(words[codegen::kPrintCountWord]),
+                                              words[codegen::kPrintCapacityWord]);
+    words.resize(codegen::debugBufferWords(m));
+    if (records > 0)
+      debug_->copyToHost(words.data(), (codegen::kDebugHeaderWords + records * codegen::kPrintRecordWords) *
+                                           sizeof(int32_t));
+    codegen::reportDebugBuffer(m, words.data(), words.size(), std::cout);
+  }
 
  private:
+  const CudaKernel& kernel_;
   const std::vector<LaunchArg>& args_;
+  std::unique_ptr<DeviceBuffer> debug_;
   std::vector<std::pair<size_t, DeviceBuffer>> owned_;
   std::vector<CUdeviceptr> pointers_;
   std::vector<void*> params_;
@@ -344,6 +374,7 @@ void launch(const CudaKernel& kernel, const std::vector<LaunchArg>& args, std::a
   launchOnce(kernel, grid, prepared.params());
   synchronize(kernel);
   prepared.copyBack();
+  prepared.reportDebugBuffer();
 }
 
 void launchOnStream(const CudaKernel& kernel, const std::vector<LaunchArg>& args, std::array<uint32_t, 3> grid,
@@ -358,6 +389,7 @@ void launchOnStream(const CudaKernel& kernel, const std::vector<LaunchArg>& args
   checkGrid(kernel, grid);
   launchOnce(kernel, grid, prepared.params(), reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream)));
   synchronize(kernel);
+  prepared.reportDebugBuffer();
 }
 
 std::vector<double> timeLaunches(const CudaKernel& kernel, const std::vector<LaunchArg>& args,
@@ -395,6 +427,7 @@ std::vector<double> timeLaunches(const CudaKernel& kernel, const std::vector<Lau
     ms.push_back(t);
   }
   prepared.copyBack();
+  prepared.reportDebugBuffer();
   return ms;
 }
 

@@ -2,8 +2,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string_view>
 
+#include "tmetal/codegen/debug_buffer.h"
 #include "tmetal/runtime/emulator/dtype_bytes.h"
 #include "tmetal/runtime/emulator/grid_runner.h"
 #include "tmetal/runtime/emulator/kernel_cache.h"
@@ -27,6 +29,7 @@ unsigned unsignedFromEnvironment(const char* name, unsigned fallback) {
 
 constexpr int kMaxThreadsPerThreadgroup = 1024;  // Apple GPUs (docs: DESIGN.md, facts)
 constexpr int kMaxSimdWidth = 64;                // simd_ballot's vote holds 64 lanes
+constexpr const char* kDebugBufferName = "debug buffer";
 
 void checkMetadata(const codegen::KernelMetadata& md) {
   if (md.target != "metal")
@@ -155,20 +158,29 @@ void launch(const EmulatorKernel& kernel, const std::vector<ArgSlot>& args, std:
     throw EmulatorError("emulator: kernel '" + md.kernelName + "': " + problem);
   if (uint64_t(grid[0]) * grid[1] * grid[2] == 0) return;  // an empty grid runs nothing, as on Metal
 
+  // A kernel with asserts or prints takes the debug buffer after its arguments.
+  std::vector<int32_t> debug(codegen::debugBufferWords(md));
+  std::vector<ArgSlot> slots = args;
+  if (md.takesDebugBuffer()) {
+    codegen::prepareDebugBuffer(md, debug.data());
+    slots.push_back(ArgSlot::buffer(debug.data(), debug.size() * sizeof(int32_t), kDebugBufferName));
+  }
+
   // Scalars travel as copies with room for any alignment their type needs.
   struct alignas(16) ScalarCell {
     unsigned char bytes[16];
   };
-  std::vector<std::vector<ScalarCell>> scalars(args.size());
-  std::vector<void*> pointers(args.size(), nullptr);
-  std::vector<std::string> names(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    names[i] = args[i].name().empty() ? md.params[i].name : args[i].name();
-    if (args[i].isBuffer()) {
-      pointers[i] = args[i].data();
+  std::vector<std::vector<ScalarCell>> scalars(slots.size());
+  std::vector<void*> pointers(slots.size(), nullptr);
+  std::vector<std::string> names(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const ArgSlot& slot = slots[i];
+    names[i] = !slot.name().empty() ? slot.name() : md.params[i].name;
+    if (slot.isBuffer()) {
+      pointers[i] = slot.data();
     } else {
-      scalars[i].resize((args[i].bytes() + sizeof(ScalarCell) - 1) / sizeof(ScalarCell) + 1);
-      std::memcpy(scalars[i].data(), args[i].scalarValue().data(), args[i].bytes());
+      scalars[i].resize((slot.bytes() + sizeof(ScalarCell) - 1) / sizeof(ScalarCell) + 1);
+      std::memcpy(scalars[i].data(), slot.scalarValue().data(), slot.bytes());
       pointers[i] = scalars[i].data();
     }
   }
@@ -183,9 +195,10 @@ void launch(const EmulatorKernel& kernel, const std::vector<ArgSlot>& args, std:
   gridLaunch.fiberStackBytes = kernel.options_.fiberStackBytes;
   gridLaunch.workerThreads = kernel.options_.workerThreads;
   if (kernel.options_.sanitize)
-    runGridSanitized(gridLaunch, pointers, args, names, kernel.options_.timeoutSeconds);
+    runGridSanitized(gridLaunch, pointers, slots, names, kernel.options_.timeoutSeconds);
   else
     runGrid(gridLaunch);
+  if (md.takesDebugBuffer()) codegen::reportDebugBuffer(md, debug.data(), debug.size(), std::cout);
 }
 
 }  // namespace tmetal::runtime::emulator
