@@ -519,6 +519,14 @@ def scalar_assert_kernel(x_ptr, COND: tl.constexpr, MASK: tl.constexpr):
     tl.store(x_ptr, 7)
 
 
+@triton.jit(debug=True)
+def checked_sums_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    # debug=True puts overflow checks into the sums' combiners as well.
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(out_ptr, tl.sum(x))
+    tl.store(out_ptr + 1 + tl.arange(0, BLOCK), tl.cumsum(x))
+
+
 @triton.jit
 def add_kernel(x_ptr, y_ptr, z_ptr):
     tl.store(z_ptr, tl.load(x_ptr) + tl.load(y_ptr))
@@ -566,6 +574,17 @@ def check_device_assertions(device: Device):
             scalar_assert_kernel[(1, )](out, cond, mask)
             device.synchronize()
             assert device.get(out)[0] == 7
+
+    # Reductions and scans whose combiners assert.
+    x = np.arange(256, dtype=np.int32) * 1000
+    out = device.put(np.zeros(257, np.int32))
+    checked_sums_kernel[(1, )](device.put(x), out, BLOCK=256)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), np.concatenate([[x.sum()], np.cumsum(x)]).astype(np.int32))
+    x = np.full(256, 2**29, np.int32)
+    with pytest.raises(DeviceAssertionError, match=r"int32 overflow detected for operation add"):
+        checked_sums_kernel[(1, )](device.put(x), out, BLOCK=256)
+        device.synchronize()
 
     # debug=True adds Triton's integer overflow checks, which are assertions too.
     for a, b, dtype, overflows in ((2**31 - 1, 1, np.int32, True), (-2**31, -1, np.int32, True),

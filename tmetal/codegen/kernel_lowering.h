@@ -170,8 +170,10 @@ class KernelLowering {
   void lowerPrint(const ir::Operation& op);
   // The functions that write the debug buffer, for the kernel's asserts and prints.
   std::string debugHelpers() const;
-  // "x, y, z" of this program, as ints.
+  // "x, y, z" of this program, and this thread's index in the threadgroup,
+  // as ints: the kernel's builtins, or in a combiner the helper's parameters.
   std::string programIdArguments();
+  std::string threadIndexArgument();
   // A printed value as the 64 bits of its debug-buffer record.
   std::string printedBits(const std::string& value, const ir::Type& element) const;
 
@@ -287,6 +289,14 @@ class KernelLowering {
   std::vector<KernelAssertion> assertions_;
   std::vector<KernelPrint> prints_;
   std::unordered_map<const ir::Operation*, int> debugOpIndex_;
+  // While a combiner with asserts or prints is lowered: the names of the
+  // helper's parameters that say where it runs. The combiners that have them.
+  struct DebugSite {
+    std::string programId;  // "x, y, z"
+    std::string threadIndex;
+  };
+  std::optional<DebugSite> combinerSite_;
+  std::set<const ir::Operation*> debugCombiners_;
   int loopDepth_ = 0;
   // Per loop body being lowered twice, innermost last: the values known
   // before its first copy, the metadata after it, and the threadgroup

@@ -57,6 +57,25 @@ std::string KernelLowering::combinerFunction(const ir::Operation& op) {
   CodeBuffer saved = std::move(body_);
   body_ = CodeBuffer(1);
   std::vector<std::string> params;
+  // Asserts and prints (`debug=True` adds overflow checks to integer
+  // combiners) need the debug buffer and where they run, which the kernel
+  // passes in.
+  bool debugOps = false;
+  for (const auto& inner : block.ops())
+    debugOps |= inner->kind() == OpKind::TtAssert || inner->kind() == OpKind::TtPrint;
+  if (debugOps) {
+    params.push_back(dialect_.pointerType(ir::Type::i32(), AddressSpace::Device) + " " + kDebugBufferName);
+    DebugSite site;
+    for (const char* axis : {"pid_x", "pid_y", "pid_z"}) {
+      std::string id = newName(axis);
+      params.push_back("int " + id);
+      site.programId += (site.programId.empty() ? "" : ", ") + id;
+    }
+    site.threadIndex = newName("thread_index");
+    params.push_back("int " + site.threadIndex);
+    combinerSite_ = site;
+    debugCombiners_.insert(&op);
+  }
   for (size_t i = 0; i < block.numArguments(); ++i) {
     const ir::Value* a = block.argument(i);
     std::string pname = newName(a->name().empty() ? (i < n ? "a" : "b") + std::to_string(i % n) : a->name());
@@ -66,8 +85,14 @@ std::string KernelLowering::combinerFunction(const ir::Operation& op) {
   for (const auto& inner : block.ops()) {
     if (inner->kind() == OpKind::TtReduceReturn || inner->kind() == OpKind::TtScanReturn) continue;
     if (inner->numRegions() > 0) unsupported(*inner, "control flow inside a combiner region");
-    lowerScalarOp(*inner);
+    if (inner->kind() == OpKind::TtAssert)
+      lowerAssert(*inner);
+    else if (inner->kind() == OpKind::TtPrint)
+      lowerPrint(*inner);
+    else
+      lowerScalarOp(*inner);
   }
+  combinerSite_.reset();
   const ir::Operation* ret = block.terminator();
   if (!ret || ret->numOperands() != n) op.fail("the combiner region must return " + std::to_string(n) + " values");
   std::string header;
@@ -107,8 +132,11 @@ std::vector<std::string> KernelLowering::combineStatements(const ir::Operation& 
     return {acc[0] + " = " + scalarExpr(*c, args) + ";"};
   }
   std::string fn = combinerFunction(op);
-  if (acc.size() == 1) return {acc[0] + " = " + fn + "(" + first[0] + ", " + second[0] + ");"};
-  std::string call = fn + "(";
+  std::string debug;  // the debug buffer and this thread's place, for a combiner with asserts or prints
+  if (debugCombiners_.count(&op))
+    debug = std::string(kDebugBufferName) + ", " + programIdArguments() + ", " + threadIndexArgument() + ", ";
+  if (acc.size() == 1) return {acc[0] + " = " + fn + "(" + debug + first[0] + ", " + second[0] + ");"};
+  std::string call = fn + "(" + debug;
   for (const std::string& a : first) call += a + ", ";
   for (const std::string& b : second) call += b + ", ";
   for (size_t i = 0; i < acc.size(); ++i) call += acc[i] + (i + 1 < acc.size() ? ", " : ");");

@@ -39,8 +39,15 @@ std::string KernelLowering::debugHelpers() const {
 }
 
 std::string KernelLowering::programIdArguments() {
+  if (combinerSite_) return combinerSite_->programId;
   useBuiltin(Builtin::ProgramId);
   return dialect_.programIdExpr(0) + ", " + dialect_.programIdExpr(1) + ", " + dialect_.programIdExpr(2);
+}
+
+std::string KernelLowering::threadIndexArgument() {
+  if (combinerSite_) return combinerSite_->threadIndex;
+  useBuiltin(Builtin::ThreadIndex);
+  return "int(" + dialect_.builtinName(Builtin::ThreadIndex) + ")";
 }
 
 void KernelLowering::lowerAssert(const ir::Operation& op) {
@@ -54,9 +61,8 @@ void KernelLowering::lowerAssert(const ir::Operation& op) {
                            t.isTensor() ? t.shape() : std::vector<int64_t>{}});
   }
   atomicsUsed_ = true;  // the helper's compare-and-swap
-  useBuiltin(Builtin::ThreadIndex);
   std::string call = std::string(kAssertHelper) + "(" + kDebugBufferName + ", " + std::to_string(it->second) + ", " +
-                     programIdArguments() + ", int(" + dialect_.builtinName(Builtin::ThreadIndex) + "), ";
+                     programIdArguments() + ", " + threadIndexArgument() + ", ";
   if (!op.operand(0)->type().isTensor()) {
     body_.line("if (!(" + scalarOf(op.operand(0)) + ")) " + call + "-1);");
     return;
