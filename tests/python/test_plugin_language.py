@@ -4,8 +4,9 @@ bool tensors in memory, i1 arithmetic, pointer casts, 16-bit float atomics,
 `.item()` of a one-element tensor, `tl.assume`, values of untaken returns,
 unsigned 64-bit scalars, a kernel called `kernel` (a keyword in MSL), and
 `tl.device_assert` with Triton's `debug=True` overflow checks,
-`tl.device_print` in Triton's output format, and functions Triton keeps out
-of line (`noinline=True`).
+`tl.device_print` in Triton's output format, functions Triton keeps out of
+line (`noinline=True`), and loop options that Triton prints as attribute
+aliases (`disable_licm`).
 
 Each check takes a `Device` (how arrays reach the kernel and come back), so
 that test_plugin_cuda.py runs the same checks on an NVIDIA GPU. Results are
@@ -602,6 +603,33 @@ def check_device_assertions(device: Device):
             assert device.get(z)[0] == a + b
 
 
+# ---- loop options that Triton prints as attribute aliases ---------------------------------
+
+
+@triton.jit
+def loop_options_kernel(x_ptr, out_ptr, n):
+    acc = 0
+    for i in tl.range(0, n, disable_licm=True):
+        acc += tl.load(x_ptr + i)
+    for i in tl.range(0, n, loop_unroll_factor=2, flatten=True, disallow_acc_multi_buffer=True, num_stages=2):
+        acc += 2 * tl.load(x_ptr + i)
+    i = 0
+    while tl.condition(i < n, disable_licm=True):
+        acc += 1
+        i += 1
+    tl.store(out_ptr, acc)
+
+
+def check_loop_options(device: Device):
+    x = np.arange(37, dtype=np.int32) * 3
+    out = device.put(np.zeros(1, np.int32))
+    loop_options_kernel[(1, )](device.put(x), out, 37)
+    device.synchronize()
+    assert device.get(out)[0] == 3 * x.sum() + 37
+    ttir = loop_options_kernel.warmup(out, out, 37, grid=(1, )).asm["ttir"]
+    assert "#loop_annotation = #llvm.loop_annotation" in ttir
+
+
 # ---- device_print ---------------------------------------------------------------------
 
 
@@ -663,6 +691,7 @@ def check_device_print(device: Device):
 
 
 CHECKS = {
+    "loop_options": check_loop_options,
     "device_print": check_device_print,
     "noinline_calls": check_noinline_calls,
     "device_assertions": check_device_assertions,

@@ -123,8 +123,24 @@ TEST(FrontendErrors, UnsupportedTypesAndForms) {
   EXPECT_EQ(errorOf(kernel("%n: i32", "    scf.yield")),
             "bad.ttir:4:5: error: 'scf.yield' ends its block: no operation may follow it before the closing '}'");
   EXPECT_EQ(errorOf("#blocked = #ttg.blocked<{sizePerThread = [1]}>\nmodule {\n}\n"),
-            "bad.ttir:1:12: error: unsupported alias '#blocked': only location aliases ('#name = loc(...)') are "
-            "supported in TTIR");
+            "bad.ttir:1:12: error: unsupported attribute '#ttg.blocked': TritonGPU layouts belong to TTGIR; tmetal "
+            "reads TTIR (Triton's 'ttir' stage)");
+}
+
+TEST(FrontendErrors, AttributeAliases) {
+  // Triton's loop annotations (tl.range(..., disable_licm=True)) are aliases
+  // of LLVM dialect attributes; they are kept as text.
+  const std::string loops = "#loop_licm = #llvm.loop_licm<disable = true>\n"
+                            "#loop_annotation = #llvm.loop_annotation<licm = #loop_licm>\n";
+  EXPECT_EQ(errorOf(loops + kernel("%n: i32", "    %0 = arith.addi %n, %n {tag = #loop_annotation} : i32")), "no error");
+  EXPECT_EQ(errorOf(kernel("%n: i32", "    %0 = arith.addi %n, %n {tag = #nothere} : i32")),
+            "bad.ttir:3:35: error: undefined attribute alias '#nothere'");
+  EXPECT_EQ(errorOf("#a = #llvm.x<b = #a>\n" + kernel("%n: i32", "    %0 = arith.addi %n, %n {tag = #a} : i32")),
+            "bad.ttir:1:18: error: attribute alias '#a' is defined in terms of itself");
+  EXPECT_EQ(errorOf("#a = #llvm.x<b = 1\n" + kernel("%n: i32", "")),
+            "bad.ttir:1:6: error: dialect attribute '#llvm.x' is not closed with '>'");
+  EXPECT_EQ(errorOf("#l = loc(\"f.py\":1:1)\n" + kernel("%n: i32", "    %0 = arith.addi %n, %n {tag = #l} : i32")),
+            "bad.ttir:4:35: error: alias '#l' is a location, not an attribute");
 }
 
 TEST(FrontendErrors, BadConstants) {

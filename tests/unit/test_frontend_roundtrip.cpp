@@ -235,3 +235,29 @@ TEST(FrontendRoundTrip, EveryOpOfOpsDefReadsVerifiesAndPrintsBack) {
   for (size_t at = printed.find("\"("); at != std::string::npos; at = printed.find("\"(", at + 1)) ++generic;
   EXPECT_EQ(generic, 2u) << printed;
 }
+
+TEST(FrontendRoundTrip, LoopAnnotationsKeepTheirExpandedText) {
+  // What Triton prints for tl.range(0, n, disable_licm=True).
+  const char* text = R"(#loop_licm = #llvm.loop_licm<disable = true, versioningDisable = true>
+#loop_annotation = #llvm.loop_annotation<licm = #loop_licm>
+module {
+  tt.func public @k(%n: i32) attributes {noinline = false} {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    scf.for %i = %c0_i32 to %n step %c1_i32  : i32 {
+      scf.yield
+    } {llvm.loop_annotation = #loop_annotation}
+    tt.return
+  }
+}
+)";
+  auto first = frontend::parseTtir(text, "loops.ttir");
+  verify(*first);
+  const std::string printed = printModule(*first);
+  EXPECT_NE(printed.find("{llvm.loop_annotation = #llvm.loop_annotation<licm = #llvm.loop_licm<disable = true, "
+                         "versioningDisable = true>>}"),
+            std::string::npos)
+      << printed;
+  auto second = frontend::parseTtir(printed, "printed.ttir");
+  EXPECT_EQ(firstDifference(*first, *second), "") << printed;
+}

@@ -88,10 +88,7 @@ ir::Attribute TtirParser::parseAttribute() {
       return ir::Attribute::array(std::move(elements));
     }
     case TokenKind::BangIdent: return ir::Attribute::type(parseType());
-    case TokenKind::HashIdent:
-      failAt(t, "unsupported attribute " + t.describe() +
-                    ": dialect attributes and attribute aliases are not "
-                    "supported in TTIR");
+    case TokenKind::HashIdent: return ir::Attribute::dialect(parseDialectAttributeText());
     case TokenKind::LBrace: failAt(t, "dictionary attributes are not supported");
     case TokenKind::BareIdent: break;
     default: failExpected("an attribute value");

@@ -48,9 +48,19 @@ void TtirParser::parseAliasDefinition() {
   if (it == aliases_.end() || it->second.nameOffset != name.offset)
     failAt(name, "redefinition of alias " + name.describe());
   AliasEntry& entry = it->second;
-  if (!tok_.isKeyword("loc"))
-    failAt(tok_, "unsupported alias " + name.describe() +
-                     ": only location aliases ('#name = loc(...)') are supported in TTIR");
+  if (!tok_.isKeyword("loc")) {
+    // An attribute alias (Triton's loop annotations): read now unless a use
+    // has read it already.
+    if (entry.state == AliasEntry::State::Resolved) {
+      parseDialectAttributeText();
+      return;
+    }
+    entry.state = AliasEntry::State::InProgress;
+    entry.attributeText = parseDialectAttributeText();
+    entry.isAttribute = true;
+    entry.state = AliasEntry::State::Resolved;
+    return;
+  }
   if (entry.state == AliasEntry::State::Resolved) {
     parseLocationLiteral();  // read already (it was used earlier): step over it
     return;
@@ -65,6 +75,8 @@ TtirParser::LocationTree TtirParser::resolveAlias(const Token& reference) {
   auto it = aliases_.find(std::string(reference.text));
   if (it == aliases_.end()) failAt(reference, "undefined location alias " + reference.describe());
   AliasEntry& entry = it->second;
+  if (entry.state == AliasEntry::State::Resolved && entry.isAttribute)
+    failAt(reference, "alias " + reference.describe() + " is not a location alias ('#name = loc(...)')");
   if (entry.state == AliasEntry::State::Resolved) return entry.value;
   if (entry.state == AliasEntry::State::InProgress)
     failAt(reference, "location alias " + reference.describe() + " is defined in terms of itself");
@@ -179,6 +191,70 @@ TtirParser::LocationTree TtirParser::parseLocationBody() {
 ir::Location TtirParser::parseTrailingLocation(size_t defaultOffset) {
   if (!tok_.isKeyword("loc")) return locationOf(defaultOffset);
   return parseLocationLiteral().loc;
+}
+
+namespace {
+// Expanding aliases inside aliases can grow text exponentially.
+constexpr size_t kMaxAttributeText = 1 << 16;
+}  // namespace
+
+std::string TtirParser::parseDialectAttributeText(size_t* end) {
+  DepthGuard guard(*this, tok_.offset);
+  if (!tok_.is(TokenKind::HashIdent)) failExpected("a dialect attribute ('#dialect.name<...>') as the alias's value");
+  Token head = consume();
+  if (end) *end = head.end();
+  for (std::string_view gpu : {"#ttg.", "#triton_gpu.", "#ttng."})
+    if (head.text.substr(0, gpu.size()) == gpu)
+      failAt(head, "unsupported attribute " + head.describe() +
+                       ": TritonGPU layouts belong to TTGIR; tmetal reads TTIR (Triton's 'ttir' stage)");
+  if (head.text.find('.') == std::string_view::npos) return resolveAttributeAlias(head);
+  std::string text(head.text);
+  if (!tok_.is(TokenKind::Less) || tok_.offset != head.end()) return text;
+  // The <...> body as written (whitespace kept), aliases in it expanded.
+  const std::string_view source = lexer_.source();
+  size_t previousEnd = head.end();
+  int depth = 0;
+  do {
+    if (tok_.is(TokenKind::Eof)) failAt(head, "dialect attribute " + head.describe() + " is not closed with '>'");
+    text.append(source.substr(previousEnd, tok_.offset - previousEnd));
+    if (tok_.is(TokenKind::Less)) ++depth;
+    if (tok_.is(TokenKind::Greater)) --depth;
+    if (tok_.is(TokenKind::HashIdent)) {
+      text += parseDialectAttributeText(&previousEnd);
+    } else {
+      text.append(tok_.text);
+      previousEnd = consume().end();
+    }
+    if (text.size() > kMaxAttributeText)
+      failAt(head, "dialect attribute " + head.describe() + " is too large (more than " +
+                       std::to_string(kMaxAttributeText) + " characters, aliases expanded)");
+  } while (depth > 0);
+  if (end) *end = previousEnd;
+  return text;
+}
+
+std::string TtirParser::resolveAttributeAlias(const Token& reference) {
+  auto it = aliases_.find(std::string(reference.text));
+  if (it == aliases_.end()) failAt(reference, "undefined attribute alias " + reference.describe());
+  AliasEntry& entry = it->second;
+  if (entry.state == AliasEntry::State::Resolved) {
+    if (!entry.isAttribute) failAt(reference, "alias " + reference.describe() + " is a location, not an attribute");
+    return entry.attributeText;
+  }
+  if (entry.state == AliasEntry::State::InProgress)
+    failAt(reference, "attribute alias " + reference.describe() + " is defined in terms of itself");
+  size_t resume = lexer_.position();
+  Token current = tok_;
+  lexer_.resetTo(entry.valueOffset);
+  tok_ = lexer_.lex();
+  if (tok_.isKeyword("loc")) failAt(reference, "alias " + reference.describe() + " is a location, not an attribute");
+  entry.state = AliasEntry::State::InProgress;
+  entry.attributeText = parseDialectAttributeText();
+  entry.isAttribute = true;
+  entry.state = AliasEntry::State::Resolved;
+  lexer_.resetTo(resume);
+  tok_ = current;
+  return entry.attributeText;
 }
 
 }  // namespace tmetal::frontend

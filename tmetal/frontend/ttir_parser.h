@@ -133,12 +133,20 @@ class TtirParser {
     size_t valueOffset = 0;  // the first token after '='
     enum class State { Unresolved, InProgress, Resolved } state = State::Unresolved;
     LocationTree value;
+    bool isAttribute = false;   // `#name = #dialect.attr<...>` rather than a location
+    std::string attributeText;  // its value, aliases expanded
   };
   void prescanAliases();
   void parseAliasDefinition();
   LocationTree parseLocationLiteral();  // loc( ... )
   LocationTree parseLocationBody();
   LocationTree resolveAlias(const Token& reference);
+  // A dialect attribute (`#llvm.loop_annotation<licm = #loop_licm>`) as
+  // text with the attribute aliases in it expanded, from tok_ on; and an
+  // attribute alias's text, read where it is defined when first used.
+  // `end`: where the attribute's text ends in the source.
+  std::string parseDialectAttributeText(size_t* end = nullptr);
+  std::string resolveAttributeAlias(const Token& reference);
   LocationTree checkedLocation(LocationTree tree, size_t offset);
   // A trailing `loc(...)`, or the text position `defaultOffset` when absent
   // (as MLIR does for text without locations).

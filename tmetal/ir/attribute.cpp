@@ -43,6 +43,13 @@ Attribute Attribute::symbol(std::string s) {
   return a;
 }
 
+Attribute Attribute::dialect(std::string text) {
+  Attribute a;
+  a.kind_ = Kind::Dialect;
+  a.s_ = std::move(text);
+  return a;
+}
+
 Attribute Attribute::type(const Type& t) {
   Attribute a;
   a.kind_ = Kind::TypeAttr;

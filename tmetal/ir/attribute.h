@@ -25,6 +25,7 @@ class Attribute {
     Array,       // [a, b, c]
     DenseArray,  // array<i32: 1, 0>   (ints(), type() is the element type)
     Dense,       // dense<v> : tensor<...> (splat, one element) or dense<[...]> (elements())
+    Dialect,     // #llvm.loop_annotation<...>: kept as text (aliases expanded) and printed back; nothing reads it
   };
 
   Attribute() = default;  // unit
@@ -34,6 +35,7 @@ class Attribute {
   static Attribute floating(double v, const Type& t = Type::f32());
   static Attribute string(std::string s);
   static Attribute symbol(std::string s);
+  static Attribute dialect(std::string text);
   static Attribute type(const Type& t);
   static Attribute array(std::vector<Attribute> elems);
   static Attribute denseArray(std::vector<int64_t> values, const Type& elementType = Type::i32());
@@ -46,7 +48,7 @@ class Attribute {
   bool asBool() const { return i_ != 0; }
   int64_t asInt() const { return i_; }
   double asFloat() const { return f_; }
-  const std::string& asString() const { return s_; }  // String and Symbol
+  const std::string& asString() const { return s_; }  // String, Symbol, and Dialect's text
   const Type& type() const { return type_; }           // Int, Float, TypeAttr, DenseArray, Dense
   const std::vector<Attribute>& elements() const { return elems_; }  // Array, Dense
   const std::vector<int64_t>& ints() const { return ints_; }         // DenseArray

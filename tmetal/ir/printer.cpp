@@ -667,6 +667,7 @@ std::string printAttribute(const Attribute& a) {
       for (const char* word : kReserved) reserved = reserved || s == word;
       return isBareIdentifier(s) && !reserved ? s : symbolRef(s);
     }
+    case Attribute::Kind::Dialect: return a.asString();
     case Attribute::Kind::TypeAttr: return a.type().str();
     case Attribute::Kind::Array: {
       std::vector<std::string> parts;
