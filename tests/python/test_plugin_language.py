@@ -5,8 +5,8 @@ bool tensors in memory, i1 arithmetic, pointer casts, 16-bit float atomics,
 unsigned 64-bit scalars, a kernel called `kernel` (a keyword in MSL), and
 `tl.device_assert` with Triton's `debug=True` overflow checks,
 `tl.device_print` in Triton's output format, functions Triton keeps out of
-line (`noinline=True`), and loop options that Triton prints as attribute
-aliases (`disable_licm`).
+line (`noinline=True`), loop options that Triton prints as attribute aliases
+(`disable_licm`), and `tl.map_elementwise`.
 
 Each check takes a `Device` (how arrays reach the kernel and come back), so
 that test_plugin_cuda.py runs the same checks on an NVIDIA GPU. Results are
@@ -603,6 +603,70 @@ def check_device_assertions(device: Device):
             assert device.get(z)[0] == a + b
 
 
+# ---- tl.map_elementwise ----------------------------------------------------------------
+
+
+@triton.jit
+def compare(x, y):
+    if x < y:  # returns inside ifs: the region has several blocks
+        return -1
+    elif x == y:
+        return 0
+    else:
+        return 1
+
+
+@triton.jit
+def divmod_scalar(a, b):
+    return a // b, a % b
+
+
+@triton.jit
+def min_max_pairs(a0, a1, b0, b1):
+    return tl.minimum(a0, b0), tl.minimum(a1, b1), tl.maximum(a0, b0), tl.maximum(a1, b1)
+
+
+@triton.jit
+def selu_scalar(x, alpha):
+    if x > 0:
+        return x
+    else:
+        return alpha * (tl.exp(x) - 1)
+
+
+@triton.jit
+def map_elementwise_kernel(x_ptr, y_ptr, cmp_ptr, div_ptr, mod_ptr, lo_ptr, hi_ptr, selu_ptr, alpha,
+                           BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+    tl.store(cmp_ptr + offs, tl.map_elementwise(compare, x, y))
+    q, r = tl.map_elementwise(divmod_scalar, x, y)
+    tl.store(div_ptr + offs, q)
+    tl.store(mod_ptr + offs, r)
+    lo, hi = tl.map_elementwise(min_max_pairs, x, y, pack=2)
+    tl.store(lo_ptr + offs, lo)
+    tl.store(hi_ptr + offs, hi)
+    tl.store(selu_ptr + offs, tl.map_elementwise(selu_scalar, (x - 20).to(tl.float32), alpha))
+
+
+def check_map_elementwise(device: Device):
+    rng = np.random.default_rng(5)
+    n = 512
+    x = rng.integers(1, 40, n).astype(np.int32)
+    y = rng.integers(1, 40, n).astype(np.int32)
+    outs = [device.put(np.zeros(n, np.int32)) for _ in range(5)] + [device.put(np.zeros(n, np.float32))]
+    map_elementwise_kernel[(4, )](device.put(x), device.put(y), *outs, 0.5, BLOCK=128)
+    device.synchronize()
+    cmp, div, mod, lo, hi, selu = (device.get(o) for o in outs)
+    np.testing.assert_array_equal(cmp, np.sign(x - y))
+    np.testing.assert_array_equal(div, x // y)
+    np.testing.assert_array_equal(mod, x % y)
+    np.testing.assert_array_equal(lo, np.minimum(x, y))
+    np.testing.assert_array_equal(hi, np.maximum(x, y))
+    z = (x - 20).astype(np.float32)
+    np.testing.assert_allclose(selu, np.where(z > 0, z, np.float32(0.5) * (np.exp(z) - 1)), rtol=2e-6, atol=1e-7)
+
+
 # ---- loop options that Triton prints as attribute aliases ---------------------------------
 
 
@@ -691,6 +755,7 @@ def check_device_print(device: Device):
 
 
 CHECKS = {
+    "map_elementwise": check_map_elementwise,
     "loop_options": check_loop_options,
     "device_print": check_device_print,
     "noinline_calls": check_noinline_calls,

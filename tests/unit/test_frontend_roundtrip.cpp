@@ -164,6 +164,11 @@ const char* const kEveryOp = R"ttir(module {
       %r = arith.mulf %x, %y : f32
       tt.scan.return %r : f32
     }) : (tensor<4xf32>) -> tensor<4xf32>
+    %mapped = "tt.map_elementwise"(%68) <{pack = 2 : i32}> ({
+    ^bb0(%me0: f32, %me1: f32):
+      %pq = arith.mulf %me0, %me1 : f32
+      tt.map_elementwise.return %pq, %me0 : f32, f32
+    }) : (tensor<4xf32>) -> tensor<4xf32>
     %acc = arith.constant dense<0.000000e+00> : tensor<4x4xf32>
     %71 = tt.dot %a, %b, %acc, inputPrecision = tf32 : tensor<4x8xf16> * tensor<8x4xf16> -> tensor<4x4xf32>
     %72 = tt.atomic_rmw fadd, acq_rel, gpu, %67, %68, %29 : (tensor<4x!tt.ptr<f32>>, tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
@@ -230,10 +235,10 @@ TEST(FrontendRoundTrip, EveryOpOfOpsDefReadsVerifiesAndPrintsBack) {
   const std::string printed = printModule(*first);
   auto second = frontend::parseTtir(printed, "printed.ttir");
   EXPECT_EQ(firstDifference(*first, *second), "") << printed;
-  // Nothing falls back to the generic form but tt.reduce and tt.scan.
+  // Nothing falls back to the generic form but tt.reduce, tt.scan and tt.map_elementwise.
   size_t generic = 0;
   for (size_t at = printed.find("\"("); at != std::string::npos; at = printed.find("\"(", at + 1)) ++generic;
-  EXPECT_EQ(generic, 2u) << printed;
+  EXPECT_EQ(generic, 3u) << printed;
 }
 
 TEST(FrontendRoundTrip, LoopAnnotationsKeepTheirExpandedText) {

@@ -151,6 +151,20 @@ TEST(FrontendVerifier, ReduceAndScanCombiners) {
             "bad.ttir:3:5: error: 'tt.scan': axis 1 is out of range for 'tensor<4xf32>'");
 }
 
+TEST(FrontendVerifier, MapElementwiseRegions) {
+  const std::string head = "    %0 = \"tt.map_elementwise\"(%x) <{pack = 2 : i32}> ({\n";
+  const std::string tail = "    }) : (tensor<4xf32>) -> tensor<4xf32>";
+  EXPECT_EQ(verifyError("%x: tensor<4xf32>", head + "    ^bb0(%a: f32):\n      tt.map_elementwise.return %a : f32\n" + tail),
+            "bad.ttir:3:5: error: 'tt.map_elementwise': the region must take 2 arguments (pack 2 per operand), "
+            "found 1");
+  EXPECT_EQ(verifyError("%x: tensor<4xf32>",
+                        head + "    ^bb0(%a: f32, %b: f32):\n      tt.map_elementwise.return %a : f32\n" + tail),
+            "bad.ttir:3:5: error: 'tt.map_elementwise': the region must return 2 value(s), found 1");
+  EXPECT_EQ(verifyError("%x: tensor<4xf32>", "    %0 = \"tt.map_elementwise\"(%x) <{pack = 0 : i32}> ({\n"
+                                              "    ^bb0(%a: f32):\n      tt.map_elementwise.return %a : f32\n" + tail),
+            "bad.ttir:3:5: error: 'tt.map_elementwise': attribute 'pack' must be a positive integer");
+}
+
 TEST(FrontendVerifier, ControlFlowRules) {
   EXPECT_EQ(verifyError("%n: i32", R"(    %c = arith.constant 0.000000e+00 : f32
     %0 = scf.for %i = %n to %n step %n iter_args(%a = %c) -> (f32)  : i32 {

@@ -77,6 +77,41 @@ module {
 #loc5 = loc("assert.py":7:5)
 )";
 
+// out[i] = sign(x[i] - 7.5) through tl.map_elementwise of a function that
+// returns inside ifs (the region's blocks, as Triton prints them).
+constexpr const char* kMapElementwiseKernel = R"(module {
+  tt.func public @sign_kernel(%x_ptr: !tt.ptr<f32>, %out_ptr: !tt.ptr<f32>) attributes {noinline = false} {
+    %minus = arith.constant -1.000000e+00 : f32
+    %zero = arith.constant 0.000000e+00 : f32
+    %plus = arith.constant 1.000000e+00 : f32
+    %mid = arith.constant 7.500000e+00 : f32
+    %c4_i32 = arith.constant 4 : i32
+    %0 = tt.get_program_id x : i32
+    %1 = arith.muli %0, %c4_i32 : i32
+    %2 = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+    %3 = tt.splat %1 : i32 -> tensor<4xi32>
+    %4 = arith.addi %3, %2 : tensor<4xi32>
+    %5 = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+    %6 = tt.addptr %5, %4 : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+    %x = tt.load %6 : tensor<4x!tt.ptr<f32>>
+    %s = "tt.map_elementwise"(%x) <{pack = 1 : i32}> ({
+    ^bb0(%v: f32):
+      %lt = arith.cmpf olt, %v, %mid : f32
+      cf.cond_br %lt, ^bb2(%minus : f32), ^bb1
+    ^bb1:
+      %eq = arith.cmpf oeq, %v, %mid : f32
+      cf.cond_br %eq, ^bb2(%zero : f32), ^bb2(%plus : f32)
+    ^bb2(%r: f32):
+      tt.map_elementwise.return %r : f32
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    %7 = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+    %8 = tt.addptr %7, %4 : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+    tt.store %8, %s : tensor<4x!tt.ptr<f32>>
+    tt.return
+  }
+}
+)";
+
 class RunCommand : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -87,6 +122,7 @@ class RunCommand : public ::testing::Test {
     fs::create_directories(dir_);
     std::ofstream(dir_ / "double.ttir") << kDoubleKernel;
     std::ofstream(dir_ / "assert.ttir") << kAssertKernel;
+    std::ofstream(dir_ / "map.ttir") << kMapElementwiseKernel;
     NpyArray x{"f4", {2, 5}, {}};
     for (int i = 0; i < 10; ++i) {
       float v = 1.5f * i;
@@ -230,6 +266,19 @@ TEST_F(RunCommand, PrintsTheSameLinesOnEveryDevice) {
       run("--grid 2 --arg 0=x.npy --arg 1=zeros.npy --arg 2=8 --device emulator", "print.ttir");
   EXPECT_EQ(emulatorCode, 0);
   EXPECT_EQ(sortedLines(emulatorPrinted), lines);
+}
+
+TEST_F(RunCommand, MapElementwiseWithReturnsInsideIfsOnEveryDevice) {
+  for (const char* device : {"interpreter", "emulator"}) {
+    auto [code, output] =
+        run(std::string("--grid 2 --arg 0=x.npy --arg 1=zeros.npy --out 1=out.npy --device ") + device, "map.ttir");
+    ASSERT_EQ(code, 0) << output;
+    NpyArray out = readNpy((dir_ / "out.npy").string());
+    std::vector<float> values(10);
+    std::memcpy(values.data(), out.data.data(), 40);
+    for (int i = 0; i < 8; ++i)  // x[i] = 1.5 i: below 7.5 up to i = 4, equal at 5
+      EXPECT_EQ(values[i], i < 5 ? -1.0f : i == 5 ? 0.0f : 1.0f) << device << " element " << i;
+  }
 }
 
 TEST_F(RunCommand, UnknownDeviceAndBadGrid) {

@@ -110,7 +110,8 @@ void AxisInfoAnalysis::visitOp(const ir::Operation& op) {
   if (op.numResults() == 0) return;
   std::vector<const AxisInfo*> operands;
   for (const ir::Value* v : op.operands()) operands.push_back(&get(v));
-  if (op.kind() == OpKind::TtReduce || op.kind() == OpKind::TtScan || op.numResults() > 1) {
+  if (op.kind() == OpKind::TtReduce || op.kind() == OpKind::TtScan || op.kind() == OpKind::TtMapElementwise ||
+      op.numResults() > 1) {
     for (const ir::Value* r : op.results()) set(r, AxisInfo::unknown(r->type().rank()));
     return;
   }

@@ -224,6 +224,7 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
     case OpKind::TtAtomicCAS: lowerAtomicCas(op); break;
     case OpKind::TtHistogram: lowerHistogram(op); break;
     case OpKind::TtGather: lowerGather(op); break;
+    case OpKind::TtMapElementwise: lowerMapElementwise(op); break;
     case OpKind::TtBroadcast: {
       LayoutPtr l = layouts_.home(op.result(0));
       defineTensor(op.result(0), broadcastIn(op, l, operandTensor(op, 0)));

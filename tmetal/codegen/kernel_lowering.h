@@ -136,6 +136,7 @@ class KernelLowering {
   RegisterTensor broadcastIn(const ir::Operation& op, const layout::LayoutPtr& l, const RegisterTensor& in);
   RegisterTensor expandDimsIn(const ir::Operation& op, const layout::LayoutPtr& l, const RegisterTensor& in);
   void lowerTrans(const ir::Operation& op);
+  void lowerMapElementwise(const ir::Operation& op);  // lower_map_elementwise.cpp
   void lowerReshape(const ir::Operation& op);
 
   // ---- memory (lower_memory.cpp, lower_atomic.cpp) ----------------------------

@@ -98,19 +98,38 @@ void TtirParser::parseFunctionBody(ir::Function* function) {
   Token open = expect(TokenKind::LBrace, "to open the function body");
   if (tok_.is(TokenKind::BlockId))
     failAt(tok_, "a block label is not allowed here: the function body's arguments are given by the op");
+  parseBlocks(function->body(), open, "function body", "tt.return");
+}
+
+// The region of tl.map_elementwise: its function's returns make blocks as a
+// function body's do.
+void TtirParser::parseMapElementwiseRegion(ir::Region* region) {
+  DepthGuard guard(*this, tok_.offset);
+  Token open = expect(TokenKind::LBrace, "to open the region");
+  ir::Block* entry = region->addBlock();
+  if (tok_.is(TokenKind::BlockId)) {
+    consume();
+    parseBlockArguments(entry);
+    expect(TokenKind::Colon, "after the block label");
+  }
+  parseBlocks(region, open, "region", "tt.map_elementwise.return");
+}
+
+void TtirParser::parseBlocks(ir::Region* body, const Token& open, std::string_view what, std::string_view returnName) {
   std::unordered_map<std::string, ir::Block*> labelled;
   std::vector<std::pair<Token, Successor*>> targets;  // successors named before their block
   std::unordered_map<const ir::Block*, Branch> branches;  // nodes stay put: `targets` points into them
-  ir::Block* block = function->entry();
+  ir::Block* block = body->block(0);
   auto ended = [&](const ir::Block* b) {
     return branches.count(b) || (b->terminator() && ir::isTerminator(b->terminator()->kind()));
   };
   while (!tok_.is(TokenKind::RBrace)) {
-    if (tok_.is(TokenKind::Eof)) failUnterminated(open, "function body");
+    if (tok_.is(TokenKind::Eof)) failUnterminated(open, what);
     if (tok_.is(TokenKind::BlockId)) {
-      if (!ended(block)) failAt(tok_, "the block before " + tok_.describe() + " must end in tt.return or a branch");
+      if (!ended(block))
+        failAt(tok_, "the block before " + tok_.describe() + " must end in " + std::string(returnName) + " or a branch");
       Token label = consume();
-      block = function->body()->addBlock();
+      block = body->addBlock();
       if (!labelled.emplace(std::string(label.text), block).second)
         failAt(label, "redefinition of block " + label.describe());
       parseBlockArguments(block);
@@ -128,7 +147,7 @@ void TtirParser::parseFunctionBody(ir::Function* function) {
     parseOperation(block);
   }
   consume();
-  if (!ended(block)) failAt(tok_, "the function body must end in tt.return");
+  if (!ended(block)) failAt(tok_, "the " + std::string(what) + " must end in " + std::string(returnName));
   for (auto& [label, successor] : targets) {
     auto it = labelled.find(std::string(label.text));
     if (it == labelled.end()) failAt(label, "branch to undefined block " + label.describe());
@@ -137,7 +156,7 @@ void TtirParser::parseFunctionBody(ir::Function* function) {
       failAt(label, "the branch passes " + std::to_string(successor->args.size()) + " value(s) to " +
                         label.describe() + ", which takes " + std::to_string(successor->block->numArguments()));
   }
-  if (function->body()->numBlocks() > 1) structurizeReturns(*function, branches);
+  if (body->numBlocks() > 1) structurizeReturns(*body, branches);
 }
 
 // `cf.br ^bb1(%x : i32)` or `cf.cond_br %c, ^bb1, ^bb2(%x : i32)`; the
@@ -329,7 +348,10 @@ std::unique_ptr<ir::Operation> TtirParser::parseGenericOp(PendingOp& op) {
     consume();
     while (true) {
       pushScope();
-      parseRegionWithHeader(parsed->addRegion());
+      if (op.name == "tt.map_elementwise")
+        parseMapElementwiseRegion(parsed->addRegion());
+      else
+        parseRegionWithHeader(parsed->addRegion());
       popScope();
       if (consumeIf(TokenKind::RParen)) break;
       expect(TokenKind::Comma, "or ')' between regions");

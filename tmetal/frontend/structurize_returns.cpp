@@ -19,25 +19,34 @@ constexpr size_t kMaxCopiedOps = 100000;
 
 class Structurizer {
  public:
-  Structurizer(const ir::Function& fn, const std::vector<std::unique_ptr<ir::Operation>>& entryOps,
+  Structurizer(const ir::Region& body, const std::vector<std::unique_ptr<ir::Operation>>& entryOps,
                const std::unordered_map<const ir::Block*, Branch>& branches)
-      : branches_(branches), results_(fn.resultTypes()) {
+      : branches_(branches) {
     // Every value of the old body: each use must be one whose definition
     // was copied on the same path (MLIR's dominance).
     for (const auto& op : entryOps) collect(*op);
-    for (size_t b = 1; b < fn.body()->numBlocks(); ++b) collect(*fn.body()->block(b));
+    for (size_t b = 1; b < body.numBlocks(); ++b) collect(*body.block(b));
+    // What the body returns, and with which op: each scf.if returns the same.
+    for (size_t b = 1; b < body.numBlocks() && !returnOp_; ++b) {
+      const ir::Operation* last = body.block(b)->terminator();
+      if (last && isReturn(last->kind())) returnOp_ = last;
+    }
+    if (!returnOp_) throw CompileError("a body of several blocks in which no block returns");
+    for (const ir::Value* v : returnOp_->operands()) results_.push_back(v->type());
   }
+
+  static bool isReturn(ir::OpKind k) { return k == ir::OpKind::TtReturn || k == ir::OpKind::TtMapElementwiseReturn; }
 
   // Copies `ops` (the ops of `block`, without its branch) into `into`, then
   // what the block's branch leads to. `top`: `into` is the function body.
   void emit(const std::vector<std::unique_ptr<ir::Operation>>& ops, const ir::Block* block, Mapping m,
             ir::Block* into, bool top) {
     for (const auto& op : ops) {
-      if (op->kind() == ir::OpKind::TtReturn) {
+      if (isReturn(op->kind())) {
         // Nested, the returned values leave through the scf.if around it.
         std::vector<ir::Value*> values;
         for (ir::Value* v : op->operands()) values.push_back(mapped(m, v, op->loc()));
-        into->append(terminator(top ? "tt.return" : "scf.yield", std::move(values), op->loc()));
+        into->append(terminator(top ? op->name() : "scf.yield", std::move(values), op->loc()));
         return;
       }
       clone(*op, m, *into);
@@ -51,7 +60,7 @@ class Structurizer {
     for (const Successor* successor : {&branch.onTrue, &branch.onFalse})
       enter(*successor, m, ifOp->addRegion()->addBlock(), false);
     ir::Operation* made = into->append(std::move(ifOp));
-    into->append(terminator(top ? "tt.return" : "scf.yield", made->results(), branch.loc));
+    into->append(terminator(top ? returnOp_->name() : "scf.yield", made->results(), branch.loc));
   }
 
  private:
@@ -93,24 +102,25 @@ class Structurizer {
     ir::cloneInto(op, m, into, hooks);
   }
 
-  static std::unique_ptr<ir::Operation> terminator(const char* name, std::vector<ir::Value*> values,
+  static std::unique_ptr<ir::Operation> terminator(const std::string& name, std::vector<ir::Value*> values,
                                                    const ir::Location& loc) {
     return std::make_unique<ir::Operation>(name, std::move(values), std::vector<ir::Type>{}, ir::AttrList{}, loc);
   }
 
   const std::unordered_map<const ir::Block*, Branch>& branches_;
-  const std::vector<ir::Type>& results_;  // the function's: each scf.if returns them
+  const ir::Operation* returnOp_ = nullptr;  // a return of the old body
+  std::vector<ir::Type> results_;            // what it returns: each scf.if returns them
   std::unordered_set<const ir::Value*> old_;
   size_t copied_ = 0;
 };
 
 }  // namespace
 
-void structurizeReturns(ir::Function& fn, const std::unordered_map<const ir::Block*, Branch>& branches) {
-  ir::Block* entry = fn.entry();
+void structurizeReturns(ir::Region& body, const std::unordered_map<const ir::Block*, Branch>& branches) {
+  ir::Block* entry = body.block(0);
   std::vector<std::unique_ptr<ir::Operation>> entryOps = entry->takeOps();
-  Structurizer(fn, entryOps, branches).emit(entryOps, entry, {}, entry, true);
-  fn.body()->eraseBlocksFrom(1);
+  Structurizer(body, entryOps, branches).emit(entryOps, entry, {}, entry, true);
+  body.eraseBlocksFrom(1);
 }
 
 }  // namespace tmetal::frontend

@@ -1,6 +1,6 @@
 // Triton lowers a `return` inside an `if` to unstructured control flow: the
-// function body becomes several blocks ending in cf.cond_br, cf.br or
-// tt.return. tmetal's IR is structured, so the reader rebuilds such a body
+// function body (or the region of a tl.map_elementwise) becomes several
+// blocks ending in cf.cond_br, cf.br or a return. tmetal's IR is structured, so the reader rebuilds such a body
 // as nested scf.if ops. Every path ends in a return, so a conditional branch
 // becomes an scf.if whose two regions hold the code of its two successors
 // up to their returns, and nothing follows it but the return. A block that
@@ -26,10 +26,12 @@ struct Branch {
   ir::Location loc;
 };
 
-// Rebuilds `fn`'s body as one block. Its blocks end in tt.return or in the
-// branch `branches` holds for them; in a function with results each scf.if
-// yields what its paths return. Throws CompileError when a use is not
-// dominated by its definition or copying shared blocks would exceed a limit.
-void structurizeReturns(ir::Function& fn, const std::unordered_map<const ir::Block*, Branch>& branches);
+// Rebuilds `body` (a function's, or a tt.map_elementwise region, whose
+// function returns the same way) as one block. Its blocks end in a return
+// (tt.return, tt.map_elementwise.return) or in the branch `branches` holds
+// for them; where the body returns values each scf.if yields what its paths
+// return. Throws CompileError when a use is not dominated by its definition
+// or copying shared blocks would exceed a limit.
+void structurizeReturns(ir::Region& body, const std::unordered_map<const ir::Block*, Branch>& branches);
 
 }  // namespace tmetal::frontend

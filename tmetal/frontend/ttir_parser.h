@@ -179,6 +179,10 @@ class TtirParser {
   // `{ ops }` into a block that already has its arguments.
   void parseBlockBody(ir::Block* block, std::string_view what);
   void parseFunctionBody(ir::Function* function);
+  void parseMapElementwiseRegion(ir::Region* region);
+  // The blocks of `body` up to its '}' (its entry block exists already):
+  // labelled blocks joined by branches are rebuilt as one (structurizeReturns).
+  void parseBlocks(ir::Region* body, const Token& open, std::string_view what, std::string_view returnName);
   void parseBranch(Branch& branch, std::vector<std::pair<Token, Successor*>>& targets);
   [[noreturn]] void failUnterminated(const Token& open, std::string_view what) const;
   void parseBlockArguments(ir::Block* block);

@@ -1,4 +1,5 @@
-// tt.reduce and tt.scan, by running their combiner region, and tt.histogram.
+// tt.reduce and tt.scan, by running their combiner region, tt.map_elementwise
+// by running its region on each group of `pack` elements, and tt.histogram.
 #include "tmetal/interp/program_executor.h"
 #include "tmetal/interp/scalar_semantics.h"
 
@@ -123,6 +124,35 @@ RuntimeValue ProgramExecutor::histogram(const ir::Operation& op) {
   RuntimeValue result{type.element(), {bins}, std::vector<Element>(bins), nullptr};
   for (int64_t b = 0; b < bins; ++b) result.elements[b].i = wrapInt(static_cast<uint64_t>(counts[b]), type.element().bitWidth());
   return result;
+}
+
+void ProgramExecutor::mapElementwise(const ir::Operation& op) {
+  const size_t n = op.numOperands(), m = op.numResults();
+  const int64_t pack = op.attr("pack") ? op.intAttr("pack") : 1;
+  std::vector<const RuntimeValue*> inputs;
+  for (size_t i = 0; i < n; ++i) inputs.push_back(&valueOf(op, i));
+  const int64_t total = inputs[0]->size();
+  if (pack < 1 || total % pack != 0)
+    op.fail("packs " + std::to_string(pack) + " elements a call, which does not divide the " + std::to_string(total) +
+            " elements");
+  std::vector<RuntimeValue> outputs;
+  for (size_t r = 0; r < m; ++r) {
+    const ir::Type& t = resultType(op, r);
+    outputs.push_back({t.element(), t.shape(), std::vector<Element>(static_cast<size_t>(total)), nullptr});
+  }
+  // Operand i's j-th element of a group is argument i * pack + j; result r's
+  // is returned value r * pack + j.
+  for (int64_t group = 0; group < total; group += pack) {
+    std::vector<RuntimeValue> arguments;
+    for (size_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < pack; ++j)
+        arguments.push_back({inputs[i]->elementType, {}, {inputs[i]->elements[group + j]}, nullptr});
+    std::vector<RuntimeValue> returned = runRegion(op, 0, std::move(arguments));
+    if (returned.size() != m * static_cast<size_t>(pack)) op.fail("the region returned the wrong number of values");
+    for (size_t r = 0; r < m; ++r)
+      for (int64_t j = 0; j < pack; ++j) outputs[r].elements[group + j] = returned[r * pack + j].scalar();
+  }
+  for (size_t r = 0; r < m; ++r) setResult(op, r, std::move(outputs[r]));
 }
 
 }  // namespace tmetal::interp

@@ -38,7 +38,8 @@ std::vector<RuntimeValue> ProgramExecutor::runBlock(const ir::Block& block, std:
       case OpKind::ScfYield:
       case OpKind::ScfCondition:
       case OpKind::TtReduceReturn:
-      case OpKind::TtScanReturn: {
+      case OpKind::TtScanReturn:
+      case OpKind::TtMapElementwiseReturn: {
         std::vector<RuntimeValue> out;
         for (size_t i = 0; i < op->numOperands(); ++i) out.push_back(valueOf(*op, i));
         return out;
@@ -122,6 +123,8 @@ void ProgramExecutor::execute(const ir::Operation& op) {
       return reduceOrScan(op);
     case OpKind::TtHistogram:
       return setResult(op, 0, histogram(op));
+    case OpKind::TtMapElementwise:
+      return mapElementwise(op);
     case OpKind::TtDot:
       return setResult(op, 0, dot(op));
     case OpKind::ScfFor:

@@ -78,6 +78,7 @@ class ProgramExecutor {
 
   // exec_reduce.cpp
   void reduceOrScan(const ir::Operation& op);
+  void mapElementwise(const ir::Operation& op);
   RuntimeValue histogram(const ir::Operation& op);
 
   // exec_dot.cpp

@@ -56,13 +56,15 @@ OpSyntax opSyntax(OpKind kind) {
     case OpKind::TtReturn:
     case OpKind::ScfYield: return OpSyntax::Terminator;
     case OpKind::TtReduceReturn:
-    case OpKind::TtScanReturn: return OpSyntax::RegionReturn;
+    case OpKind::TtScanReturn:
+    case OpKind::TtMapElementwiseReturn: return OpSyntax::RegionReturn;
     case OpKind::ScfCondition: return OpSyntax::Condition;
     case OpKind::ScfFor: return OpSyntax::For;
     case OpKind::ScfIf: return OpSyntax::If;
     case OpKind::ScfWhile: return OpSyntax::While;
     case OpKind::TtReduce:
     case OpKind::TtScan:
+    case OpKind::TtMapElementwise:
     case OpKind::Unknown: return OpSyntax::Generic;
     case OpKind::ArithAddI:
     case OpKind::ArithSubI:

@@ -32,6 +32,7 @@ bool isTerminator(OpKind kind) {
     case OpKind::ScfCondition:
     case OpKind::TtReduceReturn:
     case OpKind::TtScanReturn:
+    case OpKind::TtMapElementwiseReturn:
     case OpKind::TtReturn:
       return true;
     default:

@@ -128,6 +128,7 @@ class Verifier {
         break;
       case OpKind::TtReduceReturn: require({OpKind::TtReduce}, "a tt.reduce combiner"); break;
       case OpKind::TtScanReturn: require({OpKind::TtScan}, "a tt.scan combiner"); break;
+      case OpKind::TtMapElementwiseReturn: require({OpKind::TtMapElementwise}, "a tt.map_elementwise region"); break;
       default: break;
     }
   }
@@ -191,6 +192,7 @@ class Verifier {
   void checkShapeOp(const Operation& op);
   void checkMemoryOp(const Operation& op);
   void checkReduceOrScan(const Operation& op, bool isScan);
+  void checkMapElementwise(const Operation& op);
   void checkFor(const Operation& op);
   void checkIf(const Operation& op);
   void checkWhile(const Operation& op);
@@ -211,6 +213,7 @@ void Verifier::checkOp(const Operation& op) {
     case OpKind::ScfWhile: return checkWhile(op);
     case OpKind::TtReduce: return checkReduceOrScan(op, false);
     case OpKind::TtScan: return checkReduceOrScan(op, true);
+    case OpKind::TtMapElementwise: return checkMapElementwise(op);
     default: break;
   }
   noRegions(op);
@@ -628,6 +631,37 @@ void Verifier::checkReduceOrScan(const Operation& op, bool isScan) {
   for (size_t i = 0; i < n; ++i) expectType(op, "combined value " + std::to_string(i), type(ret, i), elements[i]);
 }
 
+void Verifier::checkMapElementwise(const Operation& op) {
+  if (op.numOperands() == 0 || op.numResults() == 0) op.fail("expects at least one operand and one result");
+  const Type& first = type(op, 0);
+  if (!first.isTensor()) op.fail("expects tensor operands, found " + quoted(first));
+  for (size_t i = 0; i < op.numOperands(); ++i)
+    if (!type(op, i).isTensor() || type(op, i).shape() != first.shape())
+      op.fail("operand " + std::to_string(i) + " must be a tensor of the shape of operand 0, found " + quoted(type(op, i)));
+  for (size_t i = 0; i < op.numResults(); ++i)
+    if (!resultType(op, i).isTensor() || resultType(op, i).shape() != first.shape())
+      op.fail("result " + std::to_string(i) + " must be a tensor of the operands' shape, found " +
+              quoted(resultType(op, i)));
+  int64_t pack = 1;
+  if (const Attribute* p = op.attr("pack")) {
+    if (p->kind() != Attribute::Kind::Int || p->asInt() < 1) op.fail("attribute 'pack' must be a positive integer");
+    pack = p->asInt();
+  }
+  if (op.numRegions() != 1) op.fail("expects one region");
+  const Block& body = singleBlock(op, 0, "region");
+  const size_t n = op.numOperands(), m = op.numResults(), k = static_cast<size_t>(pack);
+  if (body.numArguments() != n * k)
+    op.fail("the region must take " + std::to_string(n * k) + " arguments (pack " + std::to_string(pack) +
+            " per operand), found " + std::to_string(body.numArguments()));
+  for (size_t i = 0; i < n * k; ++i)
+    expectType(op, "region argument " + std::to_string(i), body.argument(i)->type(), type(op, i / k).element());
+  const Operation& ret = terminatorOf(op, body, OpKind::TtMapElementwiseReturn, "region");
+  if (ret.numOperands() != m * k)
+    op.fail("the region must return " + std::to_string(m * k) + " value(s), found " + std::to_string(ret.numOperands()));
+  for (size_t i = 0; i < m * k; ++i)
+    expectType(op, "returned value " + std::to_string(i), type(ret, i), resultType(op, i / k).element());
+}
+
 void Verifier::checkFor(const Operation& op) {
   if (op.numOperands() < 3) op.fail("expects a lower bound, an upper bound and a step");
   const Type& iv = type(op, 0);
@@ -829,6 +863,7 @@ void Verifier::checkMisc(const Operation& op) {
     case OpKind::ScfCondition:
     case OpKind::TtReduceReturn:
     case OpKind::TtScanReturn:
+    case OpKind::TtMapElementwiseReturn:
       counts(op, 0, op.numOperands(), 0);  // the parent op checks the values
       return;
     case OpKind::TtFunc: op.fail("must not appear as an op; functions are Module::functions()");

@@ -225,6 +225,16 @@ class LayoutAssigner {
         setHome(op.result(0), memoryLayoutOf(op));
         setAllOperands(op, memoryLayoutOf(op));
         return;
+      case OpKind::TtMapElementwise: {
+        // Elementwise over several results: one layout for all of them.
+        LayoutPtr l;
+        for (const ir::Value* v : op.operands())
+          if (!l) l = computedHome(v);
+        if (!l) l = out_.defaultLayout(op.operand(0)->type().shape());
+        setAllOperands(op, l);
+        for (const ir::Value* r : op.results()) setHome(r, l);
+        return;
+      }
       case OpKind::TtReduce:
       case OpKind::TtScan: {
         LayoutPtr l;
