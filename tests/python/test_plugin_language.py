@@ -371,6 +371,14 @@ def check_dot_past_the_threadgroup_memory(device: Device):
     device.synchronize()
     np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
+    # Batched: 2 x 32x128 and 2 x 128x32 float32 take 64 KB (Triton's test_dot_multidim has such tiles).
+    a, b = rng.integers(-4, 5, (2, 32, 128)), rng.integers(-4, 5, (2, 128, 32))
+    c = device.put(np.zeros((2, 32, 32), np.float32))
+    compiled = batched_dot_kernel[(1, )](device.put(a.astype(np.float32)), device.put(b.astype(np.float32)), c, B=2,
+                                         M=32, N=32, K=128)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(c), np.matmul(a, b).astype(np.float32))
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
 
 
 # ---- tl.histogram ----------------------------------------------------------------------

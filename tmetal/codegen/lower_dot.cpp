@@ -39,15 +39,18 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
                 ": A and B through threadgroup memory, FMAs into registers");
 
   // A and B whole when they fit, one barrier after both are written (and,
-  // in a loop, one before). Otherwise K in chunks (below).
-  const LayoutPtr aTransposed = batched ? nullptr : layout::permuteLayout(a.layout, {1, 0});
-  const int64_t chunk = aTransposed ? dotChunk(a, b, m, n, k) : k;
+  // in a loop, one before). Otherwise K in chunks (below), for which A and
+  // B are read with K outermost: A as [K][batch][M], B as [K][batch][N].
+  const int64_t batches = batched ? a.shape[0] : 1;
+  const LayoutPtr aByK = layout::permuteLayout(a.layout, batched ? std::vector<int>{2, 0, 1} : std::vector<int>{1, 0});
+  const LayoutPtr bByK = batched ? layout::permuteLayout(b.layout, {1, 0, 2}) : b.layout;
+  const int64_t chunk = aByK && bByK ? dotChunk(a, b, batches * m, batches * n, k) : k;
   const bool chunked = chunk < k;
   std::string bufA, bufB;
   if (chunked) {
     body_.comment("K in chunks of " + std::to_string(chunk) + ": all of A and B would exceed the threadgroup memory");
-    bufA = allocateStaging(op, a.element, chunk * m, "dot_a");  // A^T's rows k0.., [chunk][m]
-    bufB = allocateStaging(op, b.element, chunk * n, "dot_b");  // B's rows k0.., [chunk][n]
+    bufA = allocateStaging(op, a.element, chunk * batches * m, "dot_a");  // A's rows k0.., [chunk][batch][m]
+    bufB = allocateStaging(op, b.element, chunk * batches * n, "dot_b");  // B's rows k0.., [chunk][batch][n]
   } else {
     bufA = stageInThreadgroupMemory(op, a, "dot_a", true, false);
     bufB = stageInThreadgroupMemory(op, b, "dot_b", false, true);
@@ -93,18 +96,20 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
     return factor + " * " + std::to_string(extent) + (inner == "0" ? "" : " + " + inner);
   };
   if (chunked) {
-    // Each trip stages rows k0.. of A^T (A's registers under the transposed
-    // layout number the same elements) and of B: both contiguous in the
-    // row-major order that writeStagedRange filters by.
+    // Each trip stages rows k0.. of A and B with K outermost (their
+    // registers under the permuted layouts number the same elements): both
+    // contiguous in the row-major order that writeStagedRange filters by.
     std::string k0 = newName("k0");
     body_.open("for (int " + k0 + " = 0; " + k0 + " < " + std::to_string(k) + "; " + k0 + " += " +
                std::to_string(chunk) + ")");
     body_.line(dialect_.barrier());  // the previous trip's reads are done
-    RegisterTensor aT = a;
-    aT.layout = aTransposed;
-    aT.shape = {k, m};
-    writeStagedRange(aT, bufA, k0 + " * " + std::to_string(m), chunk * m);
-    writeStagedRange(b, bufB, k0 + " * " + std::to_string(n), chunk * n);
+    RegisterTensor aK = a, bK = b;
+    aK.layout = aByK;
+    aK.shape = batched ? std::vector<int64_t>{k, batches, m} : std::vector<int64_t>{k, m};
+    bK.layout = bByK;
+    bK.shape = batched ? std::vector<int64_t>{k, batches, n} : std::vector<int64_t>{k, n};
+    writeStagedRange(aK, bufA, k0 + " * " + std::to_string(batches * m), chunk * batches * m);
+    writeStagedRange(bK, bufB, k0 + " * " + std::to_string(batches * n), chunk * batches * n);
     body_.line(dialect_.barrier());
   }
   std::string kk = newName("kk");
@@ -113,15 +118,16 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   for (auto& [off, var] : rows) {
     var = newName("a" + std::to_string(i++));
     std::string rowIndex = flat(plusOffset(batch, off.first), m, plusOffset(row, off.second));
-    std::string index = chunked ? flat(kk, m, rowIndex) : flat(rowIndex, k, kk);
+    std::string index = chunked ? flat(kk, batches * m, rowIndex) : flat(rowIndex, k, kk);
     body_.line(wide + " " + var + " = " + dialect_.convert(bufA + "[" + index + "]", wide) + ";");
   }
   i = 0;
   for (auto& [off, var] : cols) {
     var = newName("b" + std::to_string(i++));
-    std::string kIndex = flat(plusOffset(batch, off.first), k, kk);
-    body_.line(wide + " " + var + " = " + dialect_.convert(bufB + "[" + flat(kIndex, n, plusOffset(col, off.second)) + "]", wide) +
-               ";");
+    std::string colIndex = flat(plusOffset(batch, off.first), n, plusOffset(col, off.second));
+    std::string index = chunked ? flat(kk, batches * n, colIndex)
+                                : flat(flat(plusOffset(batch, off.first), k, kk), n, plusOffset(col, off.second));
+    body_.line(wide + " " + var + " = " + dialect_.convert(bufB + "[" + index + "]", wide) + ";");
   }
   for (int64_t r = 0; r < regs; ++r) {
     const std::string& x = rows[at[r].first];
