@@ -381,6 +381,57 @@ def check_dot_past_the_threadgroup_memory(device: Device):
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
 
 
+@triton.jit
+def matmul_k_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M: tl.constexpr,
+                         BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Triton's tutorial matmul: pointer tensors carried through the K loop.
+    pid = tl.program_id(0)
+    pid_m, pid_n = pid % tl.cdiv(M, BLOCK_M), pid // tl.cdiv(M, BLOCK_M)
+    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :], acc)
+
+
+@triton.jit
+def transposed_pointers_kernel(x_ptr, y_ptr, S: tl.constexpr):
+    r = tl.arange(0, S)
+    pointers = tl.trans(x_ptr + r[:, None] * S + r[None, :])  # a pointer tensor changes layout
+    tl.store(y_ptr + r[:, None] * S + r[None, :], tl.load(pointers))
+
+
+def check_pointer_tensor_conversion(device: Device):
+    x = np.arange(256, dtype=np.float32)
+    y = device.put(np.zeros(256, np.float32))
+    compiled = transposed_pointers_kernel[(1, )](device.put(x), y, S=16)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(y).reshape(16, 16), x.reshape(16, 16).T)
+    # Threadgroup memory holds the pointers as 64-bit addresses.
+    assert [b["type"] for b in compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]] == ["ulong"]
+
+
+def check_matmul_k_loop(device: Device):
+    # 64x64x64 tiles: the carried pointers live in the loads' layout, so the
+    # loop converts nothing through threadgroup memory (which they would overflow).
+    rng = np.random.default_rng(9)
+    M, N, K = 128, 128, 256
+    a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
+    c = device.put(np.zeros((M, N), np.float32))
+    compiled = matmul_k_loop_kernel[(4, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c, M, N,
+                                           K, K, N, N, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
+    buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+    assert [b["purpose"].split(" ")[0] for b in buffers] == ["dot_a", "dot_b"], buffers
+
+
 # ---- tl.histogram ----------------------------------------------------------------------
 
 
@@ -763,6 +814,8 @@ def check_device_print(device: Device):
 
 
 CHECKS = {
+    "pointer_tensor_conversion": check_pointer_tensor_conversion,
+    "matmul_k_loop": check_matmul_k_loop,
     "map_elementwise": check_map_elementwise,
     "loop_options": check_loop_options,
     "device_print": check_device_print,

@@ -243,6 +243,9 @@ class KernelLowering {
   // index in in.shape); readStaged declares `name` and reads every register
   // of a tensor in layout l from buffer[linear * scale + offset].
   void writeStaged(const RegisterTensor& in, const std::string& buffer, int64_t scale, int64_t offset);
+  // A value as a threadgroup buffer holds it and back: pointers as their 64-bit addresses.
+  std::string toStaged(const std::string& value, const ir::Type& element) const;
+  std::string fromStaged(const std::string& value, const ir::Type& element) const;
   // Writes the elements whose row-major index i is in [first, first + count)
   // to buffer[i - first] (`first` a run-time expression).
   void writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first, int64_t count);

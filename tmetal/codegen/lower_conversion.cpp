@@ -34,7 +34,9 @@ std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operati
     level.buffers.push_back(threadgroupBufferAt(copyLevel - 1, op, hint, element, count, purpose));
     return level.buffers.back();
   }
-  std::string elementType = typeOf(element);
+  // Pointers are staged as their 64-bit addresses: a threadgroup array of
+  // device pointers is not something MSL spells.
+  std::string elementType = element.isPointer() ? dialect_.unsignedType(ir::ScalarKind::I64) : typeOf(element);
   const int bytes = elementBytes(element);
   std::string name = newName(hint);
   const ThreadgroupBuffer& buffer =
@@ -88,9 +90,17 @@ void KernelLowering::writeEachStaged(const RegisterTensor& in, const std::string
   if (!owner.empty()) body_.close();
 }
 
+std::string KernelLowering::toStaged(const std::string& value, const ir::Type& element) const {
+  return element.isPointer() ? dialect_.pointerCast(value, dialect_.unsignedType(ir::ScalarKind::I64)) : value;
+}
+
+std::string KernelLowering::fromStaged(const std::string& value, const ir::Type& element) const {
+  return element.isPointer() ? dialect_.pointerCast(value, typeOf(element)) : value;
+}
+
 void KernelLowering::writeStaged(const RegisterTensor& in, const std::string& buffer, int64_t scale, int64_t offset) {
   writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
-    return buffer + "[" + scaled(index, scale, offset) + "] = " + value + ";";
+    return buffer + "[" + scaled(index, scale, offset) + "] = " + toStaged(value, in.element) + ";";
   });
 }
 
@@ -116,11 +126,14 @@ RegisterTensor KernelLowering::readStaged(const std::string& buffer, const Layou
   forEachRegister(
       n,
       [&](const std::string& idx) -> std::optional<std::string> {
-        return name + "[" + idx + "] = " + buffer + "[" + scaled(offsetExpr(base, terms, idx, n), scale, offset) + "];";
+        return name + "[" + idx + "] = " +
+               fromStaged(buffer + "[" + scaled(offsetExpr(base, terms, idx, n), scale, offset) + "]", element) + ";";
       },
       [&](int64_t r) {
-        return t.regs[r] + " = " + buffer + "[" + scaled(offsetExpr(base, linearIndexConstant(out, r)), scale, offset) +
-               "];";
+        return t.regs[r] + " = " +
+               fromStaged(buffer + "[" + scaled(offsetExpr(base, linearIndexConstant(out, r)), scale, offset) + "]",
+                          element) +
+               ";";
       });
   return t;
 }

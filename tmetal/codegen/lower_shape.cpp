@@ -128,7 +128,7 @@ RegisterTensor KernelLowering::readStagedAt(
       if (term == "0") continue;
       index += (index.empty() ? "" : " + ") + (stride == 1 ? term : "(" + term + ") * " + std::to_string(stride));
     }
-    body_.line(t.regs[r] + " = " + buffer + "[" + (index.empty() ? "0" : index) + "];");
+    body_.line(t.regs[r] + " = " + fromStaged(buffer + "[" + (index.empty() ? "0" : index) + "]", t.element) + ";");
   }
   return t;
 }

@@ -371,11 +371,28 @@ class LayoutAssigner {
     return true;
   }
 
+  // The layout of the load or store that reads through a loop-carried
+  // pointer tensor (the body's argument `arg`) directly, if one does: the
+  // pointers then live in it, so that the loop converts nothing per trip
+  // (`a_ptrs += BLOCK_K` in a matmul's K loop), only their initial values once.
+  LayoutPtr memoryLayoutThrough(const ir::Value* arg) const {
+    if (!isTensor(arg) || !arg->type().element().isPointer()) return nullptr;
+    auto it = uses_.find(arg);
+    if (it == uses_.end()) return nullptr;
+    for (auto [user, index] : it->second)
+      if ((user->kind() == OpKind::TtLoad || user->kind() == OpKind::TtStore) && index == 0)
+        if (LayoutPtr l = memoryLayoutOf(*user)) return l;
+    return nullptr;
+  }
+
   void visitFor(const ir::Operation& op) {
     const ir::Block& body = *op.region(0)->block(0);
     size_t n = op.numOperands() - 3;
     std::vector<LayoutPtr> carried(n);
-    for (size_t i = 0; i < n; ++i) carried[i] = computedHome(op.operand(3 + i));
+    for (size_t i = 0; i < n; ++i) {
+      carried[i] = memoryLayoutThrough(body.argument(1 + i));
+      if (!carried[i]) carried[i] = computedHome(op.operand(3 + i));
+    }
     for (int round = 0;; ++round) {
       for (size_t i = 0; i < n; ++i) setHome(body.argument(1 + i), carried[i]);
       visitBlock(body);
