@@ -80,20 +80,25 @@ TtirParser::LocationTree TtirParser::resolveAlias(const Token& reference) {
   if (entry.state == AliasEntry::State::Resolved) return entry.value;
   if (entry.state == AliasEntry::State::InProgress)
     failAt(reference, "location alias " + reference.describe() + " is defined in terms of itself");
+  readAtAliasValue(entry, [&] {
+    if (!tok_.isKeyword("loc"))
+      failAt(reference, "alias " + reference.describe() + " is not a location alias ('#name = loc(...)')");
+    entry.state = AliasEntry::State::InProgress;
+    entry.value = parseLocationLiteral();
+    entry.state = AliasEntry::State::Resolved;
+  });
+  return entry.value;
+}
+
+void TtirParser::readAtAliasValue(const AliasEntry& entry, const std::function<void()>& read) {
   // Read the definition where it is, then come back.
   size_t resume = lexer_.position();
   Token current = tok_;
   lexer_.resetTo(entry.valueOffset);
   tok_ = lexer_.lex();
-  if (!tok_.isKeyword("loc"))
-    failAt(reference, "alias " + reference.describe() + " is not a location alias ('#name = loc(...)')");
-  entry.state = AliasEntry::State::InProgress;
-  LocationTree value = parseLocationLiteral();
-  entry.value = value;
-  entry.state = AliasEntry::State::Resolved;
+  read();
   lexer_.resetTo(resume);
   tok_ = current;
-  return value;
 }
 
 TtirParser::LocationTree TtirParser::parseLocationLiteral() {
@@ -243,17 +248,13 @@ std::string TtirParser::resolveAttributeAlias(const Token& reference) {
   }
   if (entry.state == AliasEntry::State::InProgress)
     failAt(reference, "attribute alias " + reference.describe() + " is defined in terms of itself");
-  size_t resume = lexer_.position();
-  Token current = tok_;
-  lexer_.resetTo(entry.valueOffset);
-  tok_ = lexer_.lex();
-  if (tok_.isKeyword("loc")) failAt(reference, "alias " + reference.describe() + " is a location, not an attribute");
-  entry.state = AliasEntry::State::InProgress;
-  entry.attributeText = parseDialectAttributeText();
-  entry.isAttribute = true;
-  entry.state = AliasEntry::State::Resolved;
-  lexer_.resetTo(resume);
-  tok_ = current;
+  readAtAliasValue(entry, [&] {
+    if (tok_.isKeyword("loc")) failAt(reference, "alias " + reference.describe() + " is a location, not an attribute");
+    entry.state = AliasEntry::State::InProgress;
+    entry.attributeText = parseDialectAttributeText();
+    entry.isAttribute = true;
+    entry.state = AliasEntry::State::Resolved;
+  });
   return entry.attributeText;
 }
 

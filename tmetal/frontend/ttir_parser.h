@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -141,6 +142,8 @@ class TtirParser {
   LocationTree parseLocationLiteral();  // loc( ... )
   LocationTree parseLocationBody();
   LocationTree resolveAlias(const Token& reference);
+  // Runs `read` with the parser at the first token of the alias's value, then returns to where it was.
+  void readAtAliasValue(const AliasEntry& entry, const std::function<void()>& read);
   // A dialect attribute (`#llvm.loop_annotation<licm = #loop_licm>`) as
   // text with the attribute aliases in it expanded, from tok_ on; and an
   // attribute alias's text, read where it is defined when first used.
