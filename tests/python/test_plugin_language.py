@@ -360,6 +360,15 @@ def check_returns_inside_if(device: Device):
         np.testing.assert_array_equal(device.get(out), np.repeat(np.float32([first, second]), 32), err_msg=str((n, m)))
 
 
+@triton.jit
+def reshaped_dot_kernel(x_ptr, y_ptr, z_ptr, RANK: tl.constexpr):
+    # Triton's test_dot_multidim: the reshapes' staging holds the threadgroup
+    # memory, so the dot's K chunks borrow it.
+    x = tl.load(x_ptr + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    y = tl.load(y_ptr + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    tl.store(z_ptr + tl.arange(0, 256 << RANK), tl.dot(x, tl.trans(y)).reshape([256 << RANK]))
+
+
 def check_dot_past_the_threadgroup_memory(device: Device):
     # float32 A (64x64) and B (64x128) take 48 KB, more than the 32 KB of a
     # threadgroup: the dot stages K in chunks. Triton's test_dot has such tiles.
@@ -379,6 +388,14 @@ def check_dot_past_the_threadgroup_memory(device: Device):
     device.synchronize()
     np.testing.assert_array_equal(device.get(c), np.matmul(a, b).astype(np.float32))
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
+    shape = (2, 2, 2, 2, 32, 32)
+    x, y = rng.integers(-4, 5, shape), rng.integers(-4, 5, shape)
+    z = device.put(np.zeros(shape, np.float32))
+    compiled = reshaped_dot_kernel[(1, )](device.put(x.astype(np.float16)), device.put(y.astype(np.float16)), z, RANK=6)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(z), np.matmul(x, np.swapaxes(y, -1, -2)).astype(np.float32))
+    buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+    assert any(b["purpose"].startswith("dot_ab") and b.get("shares_memory_of") for b in buffers), buffers
 
 
 @triton.jit

@@ -218,7 +218,8 @@ class KernelLowering {
   // dst = src converted to dst's element type, register by register.
   void convertRegisters(const RegisterTensor& dst, const RegisterTensor& src);
   // How many rows of K a 2-D tt.dot stages at a time: K when A and B fit whole.
-  int64_t dotChunk(const RegisterTensor& a, const RegisterTensor& b, int64_t m, int64_t n, int64_t k);
+  int64_t dotChunk(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b, int64_t m, int64_t n,
+                   int64_t k);
   void assignRegisters(const RegisterTensor& dst, const RegisterTensor& src,
                        const std::function<std::string(const std::string&)>& value);
   RegisterTensor convertLayout(const ir::Operation& op, const RegisterTensor& in, const layout::LayoutPtr& to,

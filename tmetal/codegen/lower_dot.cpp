@@ -44,13 +44,21 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   const int64_t batches = batched ? a.shape[0] : 1;
   const LayoutPtr aByK = layout::permuteLayout(a.layout, batched ? std::vector<int>{2, 0, 1} : std::vector<int>{1, 0});
   const LayoutPtr bByK = batched ? layout::permuteLayout(b.layout, {1, 0, 2}) : b.layout;
-  const int64_t chunk = aByK && bByK ? dotChunk(a, b, batches * m, batches * n, k) : k;
+  const int64_t chunk = aByK && bByK ? dotChunk(op, a, b, batches * m, batches * n, k) : k;
   const bool chunked = chunk < k;
   std::string bufA, bufB;
   if (chunked) {
     body_.comment("K in chunks of " + std::to_string(chunk) + ": all of A and B would exceed the threadgroup memory");
-    bufA = allocateStaging(op, a.element, chunk * batches * m, "dot_a");  // A's rows k0.., [chunk][batch][m]
-    bufB = allocateStaging(op, b.element, chunk * batches * n, "dot_b");  // B's rows k0.., [chunk][batch][n]
+    // A's rows k0.. ([chunk][batch][m]), then B's ([chunk][batch][n]): in
+    // one buffer when their elements are alike, so that one earlier buffer
+    // can lend them its memory.
+    if (a.element == b.element) {
+      bufA = allocateStaging(op, a.element, chunk * batches * (m + n), "dot_ab");
+      bufB = "(" + bufA + " + " + std::to_string(chunk * batches * m) + ")";
+    } else {
+      bufA = allocateStaging(op, a.element, chunk * batches * m, "dot_a");
+      bufB = allocateStaging(op, b.element, chunk * batches * n, "dot_b");
+    }
   } else {
     bufA = stageInThreadgroupMemory(op, a, "dot_a", true, false);
     bufB = stageInThreadgroupMemory(op, b, "dot_b", false, true);
@@ -143,13 +151,16 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   defineTensor(v, out);
 }
 
-int64_t KernelLowering::dotChunk(const RegisterTensor& a, const RegisterTensor& b, int64_t m, int64_t n, int64_t k) {
+int64_t KernelLowering::dotChunk(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b, int64_t m,
+                                  int64_t n, int64_t k) {
   const int bytesA = std::max(1, a.element.bitWidth() / 8), bytesB = std::max(1, b.element.bitWidth() / 8);
+  // Whole A and B in memory of their own or lent by earlier ops; else
+  // chunks, which for alike elements share one buffer that may be lent too.
+  if (threadgroupMemory_.canHoldPair(op, k * m, bytesA, k * n, bytesB)) return k;
   auto fits = [&](int64_t rows) {
-    return threadgroupMemory_.hasRoomFor(ThreadgroupMemory::roundedBytes(rows * m, bytesA) +
-                                         ThreadgroupMemory::roundedBytes(rows * n, bytesB));
+    return a.element == b.element ? threadgroupMemory_.canHold(op, rows * (m + n), bytesA)
+                                  : threadgroupMemory_.canHoldPair(op, rows * m, bytesA, rows * n, bytesB);
   };
-  if (fits(k)) return k;
   // The largest power of two dividing K that fits (K is a power of two).
   int64_t chunk = k / 2;
   while (chunk > 1 && !fits(chunk)) chunk /= 2;

@@ -12,19 +12,7 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
     buffers_.push_back(std::move(buffer));
     return buffers_.back();
   }
-  // Buffers of one op are live together: none may lend its memory to `op`
-  // (nor may one buffer lend to two of `op`'s).
-  auto lentTo = [&](const ThreadgroupBuffer& b) {
-    for (const ThreadgroupBuffer& x : buffers_)
-      if (x.op == &op && (x.name == b.name || x.sharesWith == b.name)) return true;
-    return false;
-  };
-  const ThreadgroupBuffer* host = nullptr;
-  for (const ThreadgroupBuffer& b : buffers_) {
-    const bool usable = b.sharesWith.empty() && b.outsideLoops && b.bytes >= bytes && b.elementBytes >= elementBytes &&
-                        !lentTo(b);
-    if (usable && (!host || b.bytes < host->bytes)) host = &b;
-  }
+  const ThreadgroupBuffer* host = lender(op, bytes, elementBytes);
   if (!host) {
     std::string held;
     for (const ThreadgroupBuffer& b : buffers_)
@@ -38,6 +26,38 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
   buffer.bytes = 0;
   buffers_.push_back(std::move(buffer));
   return buffers_.back();
+}
+
+const ThreadgroupBuffer* ThreadgroupMemory::lender(const ir::Operation& op, int64_t bytes, int elementBytes,
+                                                   const ThreadgroupBuffer* taken) const {
+  // Buffers of one op are live together: none may lend its memory to `op`
+  // (nor may one buffer lend to two of `op`'s).
+  auto lentTo = [&](const ThreadgroupBuffer& b) {
+    for (const ThreadgroupBuffer& x : buffers_)
+      if (x.op == &op && (x.name == b.name || x.sharesWith == b.name)) return true;
+    return false;
+  };
+  const ThreadgroupBuffer* host = nullptr;
+  for (const ThreadgroupBuffer& b : buffers_) {
+    const bool usable = &b != taken && b.sharesWith.empty() && b.outsideLoops && b.bytes >= bytes &&
+                        b.elementBytes >= elementBytes && !lentTo(b);
+    if (usable && (!host || b.bytes < host->bytes)) host = &b;
+  }
+  return host;
+}
+
+bool ThreadgroupMemory::canHold(const ir::Operation& op, int64_t count, int elementBytes) const {
+  const int64_t bytes = roundedBytes(count, elementBytes);
+  return hasRoomFor(bytes) || lender(op, bytes, elementBytes) != nullptr;
+}
+
+bool ThreadgroupMemory::canHoldPair(const ir::Operation& op, int64_t countA, int elementBytesA, int64_t countB,
+                                    int elementBytesB) const {
+  // As allocate() would place them, A first.
+  const int64_t a = roundedBytes(countA, elementBytesA), b = roundedBytes(countB, elementBytesB);
+  if (hasRoomFor(a)) return hasRoomFor(a + b) || lender(op, b, elementBytesB) != nullptr;
+  const ThreadgroupBuffer* hostA = lender(op, a, elementBytesA);
+  return hostA && (hasRoomFor(b) || lender(op, b, elementBytesB, hostA) != nullptr);
 }
 
 }  // namespace tmetal::codegen

@@ -47,12 +47,23 @@ class ThreadgroupMemory {
   // Whether buffers of `bytes` more (each rounded up to 16) still get memory
   // of their own.
   bool hasRoomFor(int64_t bytes) const { return total_ + bytes <= limit_; }
+  // Whether allocate() would find room for one more buffer of `op`: memory of
+  // its own, or an earlier buffer to lend it.
+  bool canHold(const ir::Operation& op, int64_t count, int elementBytes) const;
+  // Whether two more buffers of `op` (A, then B) would both find room.
+  bool canHoldPair(const ir::Operation& op, int64_t countA, int elementBytesA, int64_t countB,
+                   int elementBytesB) const;
   static int64_t roundedBytes(int64_t count, int elementBytes) { return (count * elementBytes + 15) / 16 * 16; }
 
   int64_t totalBytes() const { return total_; }
   const std::vector<ThreadgroupBuffer>& buffers() const { return buffers_; }
 
  private:
+  // The smallest earlier buffer that may lend `op` its memory (other than
+  // `taken`), or null.
+  const ThreadgroupBuffer* lender(const ir::Operation& op, int64_t bytes, int elementBytes,
+                                  const ThreadgroupBuffer* taken = nullptr) const;
+
   int64_t limit_;
   std::string hardware_;
   int64_t total_ = 0;
