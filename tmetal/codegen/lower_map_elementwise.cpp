@@ -29,10 +29,10 @@ void KernelLowering::lowerMapElementwise(const ir::Operation& op) {
   for (size_t i = 0; i < op.numOperands(); ++i) {
     RegisterTensor t = operandTensor(op, i);
     if (loop && !t.at(g)) {
-      std::string name = newName("map_in");
-      body_.line(typeOf(t.element) + " " + name + "[" + std::to_string(n) + "];");
-      for (int64_t r = 0; r < n; ++r) body_.line(name + "[" + std::to_string(r) + "] = " + t.regs[r] + ";");
-      t = RegisterTensor::array(l, shape, t.element, name, n);
+      RegisterTensor copy = RegisterTensor::array(l, shape, t.element, newName("map_in"), n);
+      body_.line(declaration(t.element, copy.arrayName, n) + ";");
+      copyRegisters(copy, t);
+      t = std::move(copy);
     }
     in.push_back(std::move(t));
   }

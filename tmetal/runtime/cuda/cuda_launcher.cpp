@@ -1,8 +1,8 @@
 #include "tmetal/runtime/cuda/cuda_launcher.h"
 
 #include <algorithm>
-#include <iostream>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <mutex>
 
