@@ -118,6 +118,12 @@ bool dtypeFits(const std::string& dtype, const ir::Type& pointee) {
       return dtype == "i4" || dtype == "u4";
     case ir::ScalarKind::I64:
       return dtype == "i8" || dtype == "u8";
+    case ir::ScalarKind::F8E4M3FN:  // bit patterns: NumPy has no 8-bit floats
+    case ir::ScalarKind::F8E5M2:
+    case ir::ScalarKind::F8E4M3FNUZ:
+    case ir::ScalarKind::F8E5M2FNUZ:
+    case ir::ScalarKind::F8E4M3B11FNUZ:
+      return dtype == "u1" || dtype == "i1";
   }
   return false;
 }

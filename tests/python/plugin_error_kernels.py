@@ -14,10 +14,17 @@ def inline_asm_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def fp8_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+def fp8_fnuz_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    tl.store(out_ptr + offs, x.to(tl.float8e5).to(tl.float32))  # MARK:fp8
+    tl.store(out_ptr + offs, x.to(tl.float8e4b8).to(tl.float32))  # MARK:fp8e4b8
+
+
+@triton.jit
+def fp8_arithmetic_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs).to(tl.float8e5)
+    tl.store(out_ptr + offs, (x + x).to(tl.float32))  # MARK:fp8add
 
 
 @triton.jit

@@ -76,12 +76,23 @@ def test_code_generator_limits_name_kernel_file_and_line(codegen_emulator):
 
 
 def test_triton_frontend_errors_pass_through(emulator_driver):
-    # Constructs Triton itself rejects for this target (fp8: Apple GPUs have
-    # none) are reported by Triton, with the kernel's source line.
+    # Constructs Triton itself rejects for this target (AMD's FNUZ fp8
+    # formats, refused as on NVIDIA GPUs) are reported by Triton, with the
+    # kernel's source line.
     from triton.compiler.errors import CompilationError
     x = triton_metal.tensor(np.ones(16, np.float32))
-    with pytest.raises(CompilationError, match="fp8e5 not supported"):
-        bad.fp8_kernel[(1, )](x, x, BLOCK=16)
+    with pytest.raises(CompilationError, match="fp8e4b8 not supported in this architecture"):
+        bad.fp8_fnuz_kernel[(1, )](x, x, BLOCK=16)
+
+
+def test_fp8_arithmetic_names_the_line(emulator_driver):
+    # 8-bit floats are storage types: adding two is refused at the user's line.
+    x = triton_metal.tensor(np.ones(16, np.float32))
+    with pytest.raises(CompileError) as info:
+        bad.fp8_arithmetic_kernel[(1, )](x, x, BLOCK=16)
+    error = info.value
+    assert (error.file, error.line) == (bad.__file__, bad.marker_line("fp8add")), str(error)
+    assert "'arith.addf': computes with tensor<16xf8E5M2>: 8-bit floats are storage types" in str(error)
 
 
 def test_unsupported_construct_in_subprocess_does_not_crash_the_interpreter():

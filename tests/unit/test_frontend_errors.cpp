@@ -101,9 +101,9 @@ TEST(FrontendErrors, SyntaxErrors) {
 }
 
 TEST(FrontendErrors, UnsupportedTypesAndForms) {
-  EXPECT_EQ(errorOf(kernel("%a: f8E5M2", "")),
-            "bad.ttir:2:25: error: unsupported type 'f8E5M2': tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, "
-            "f64, pointers and tensors of them");
+  EXPECT_EQ(errorOf(kernel("%a: f8E3M4", "")),
+            "bad.ttir:2:25: error: unsupported type 'f8E3M4': tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, "
+            "f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3B11FNUZ, pointers and tensors of them");
   EXPECT_EQ(errorOf(kernel("%a: tensor<4xf32, #blocked>", "")),
             "bad.ttir:2:37: error: tensor encodings (TritonGPU layouts) are not supported: tmetal reads TTIR, not "
             "TTGIR");

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "tmetal/codegen/register_tensor.h"
+#include "tmetal/ir/float_bits.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
@@ -59,6 +60,12 @@ std::string CEmitter::scalarType(ScalarKind k) const {
     case ScalarKind::BF16: return "bfloat";
     case ScalarKind::F32: return "float";
     case ScalarKind::F64: return "double";
+    // 8-bit floats live as their bits (no target computes in them).
+    case ScalarKind::F8E4M3FN:
+    case ScalarKind::F8E5M2:
+    case ScalarKind::F8E4M3FNUZ:
+    case ScalarKind::F8E5M2FNUZ:
+    case ScalarKind::F8E4M3B11FNUZ: return "uchar";
   }
   return "?";
 }
@@ -116,6 +123,8 @@ std::string CEmitter::intLiteral(int64_t v, ScalarKind k) const {
 }
 
 std::string CEmitter::floatLiteral(double v, ScalarKind k) const {
+  // An 8-bit float is its bit pattern.
+  if (ir::isFloat8Kind(k)) return convert(std::to_string(ir::floatToBits(v, k)), scalarType(k));
   std::string body;
   if (std::isnan(v)) {
     body = quietNan();

@@ -60,6 +60,8 @@ struct alignas(4 * sizeof(T)) tmetal_vec4 {
 };
 typedef tmetal_vec2<schar> tmetal_char2;
 typedef tmetal_vec4<schar> tmetal_char4;
+typedef tmetal_vec2<uchar> tmetal_uchar2;
+typedef tmetal_vec4<uchar> tmetal_uchar4;
 typedef tmetal_vec2<short> tmetal_short2;
 typedef tmetal_vec4<short> tmetal_short4;
 typedef tmetal_vec2<__half> tmetal_half2;
@@ -287,6 +289,11 @@ std::string CudaDialect::vectorType(ScalarKind k, int width) const {
     case ScalarKind::F64: return "double" + w;
     case ScalarKind::F16: return "tmetal_half" + w;
     case ScalarKind::BF16: return "tmetal_bfloat" + w;
+    case ScalarKind::F8E4M3FN:
+    case ScalarKind::F8E5M2:
+    case ScalarKind::F8E4M3FNUZ:
+    case ScalarKind::F8E5M2FNUZ:
+    case ScalarKind::F8E4M3B11FNUZ: return "tmetal_uchar" + w;  // the bits
     case ScalarKind::I1: break;
   }
   throw CompileError("internal error: no CUDA vector type of " + std::string(ir::scalarName(k)));

@@ -354,6 +354,7 @@ LoweredKernel KernelLowering::run() {
   std::string math = dialect_.mathHelpers(mathUsed_);
   if (!math.empty()) helpers.line(math);
   if (atomicsUsed_) helpers.line(dialect_.atomicHelpers());
+  if (std::string conversions = floatConversions_.helpers(); !conversions.empty()) helpers.line(conversions);
   if (!assertions_.empty() || !prints_.empty()) helpers.line(debugHelpers());
   helpers.append(helpers_);
   out.helpers = helpers.str();

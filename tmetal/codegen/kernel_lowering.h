@@ -17,6 +17,7 @@
 
 #include "tmetal/analysis/axis_info.h"
 #include "tmetal/codegen/c_emitter.h"
+#include "tmetal/codegen/float_conversions.h"
 #include "tmetal/codegen/code_buffer.h"
 #include "tmetal/codegen/kernel_abi.h"
 #include "tmetal/codegen/register_tensor.h"
@@ -218,6 +219,8 @@ class KernelLowering {
   // dst = src converted to dst's element type, register by register.
   void convertRegisters(const RegisterTensor& dst, const RegisterTensor& src);
   // How many rows of K a 2-D tt.dot stages at a time: K when A and B fit whole.
+  // `t` with 8-bit float elements widened to f16 in new registers; `t` itself otherwise.
+  RegisterTensor widenFloat8(const RegisterTensor& t, const std::string& hint);
   int64_t dotChunk(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b, int64_t m, int64_t n,
                    int64_t k);
   void assignRegisters(const RegisterTensor& dst, const RegisterTensor& src,
@@ -290,6 +293,7 @@ class KernelLowering {
   std::set<Builtin> builtins_;
   std::vector<MathFn> mathUsed_;
   bool atomicsUsed_ = false;
+  FloatConversions floatConversions_{dialect_};
   // The kernel's tt.assert and tt.print ops, numbered as the debug buffer reports them.
   std::vector<KernelAssertion> assertions_;
   std::vector<KernelPrint> prints_;

@@ -2,7 +2,8 @@
 // barrier), then every thread accumulates its own registers of C with FMAs,
 // loading each row of A and each column of B it needs once per k. This is
 // the classic register-tiled threadgroup-memory GEMM; simdgroup_matrix is a
-// later refinement.
+// later refinement. 8-bit float operands are widened to f16 (exactly) in
+// registers first, so the staged tiles and the FMAs are those of f16 dots.
 #include <algorithm>
 #include <map>
 
@@ -16,8 +17,8 @@ using layout::TensorMap;
 
 void KernelLowering::lowerDot(const ir::Operation& op) {
   const ir::Value* v = op.result(0);
-  const RegisterTensor& a = operandTensor(op, 0);
-  const RegisterTensor& b = operandTensor(op, 1);
+  const RegisterTensor a = widenFloat8(operandTensor(op, 0), "dot_a_f16");
+  const RegisterTensor b = widenFloat8(operandTensor(op, 1), "dot_b_f16");
   const RegisterTensor& c = operandTensor(op, 2);
   const size_t rank = a.shape.size();
   if ((rank != 2 && rank != 3) || b.shape.size() != rank) unsupported(op, "tt.dot of rank " + std::to_string(rank));
@@ -149,6 +150,17 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   if (chunked) body_.close();
   if (narrowAcc) convertRegisters(out, acc);
   defineTensor(v, out);
+}
+
+RegisterTensor KernelLowering::widenFloat8(const RegisterTensor& t, const std::string& hint) {
+  if (!t.element.isFloat() || !ir::isFloat8Kind(t.element.scalarKind())) return t;
+  const std::string name = newName(hint);
+  RegisterTensor wide = RegisterTensor::array(t.layout, t.shape, ir::Type::f16(), name, static_cast<int64_t>(t.size()));
+  body_.line(declaration(wide.element, name, static_cast<int64_t>(t.size())) + ";");
+  assignRegisters(wide, t, [&](const std::string& v) {
+    return floatConversions_.convert(v, t.element.scalarKind(), ScalarKind::F16, false);
+  });
+  return wide;
 }
 
 int64_t KernelLowering::dotChunk(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b, int64_t m,

@@ -173,10 +173,15 @@ std::string KernelLowering::castExpr(const ir::Operation& op, const std::string&
       return conv(conv(a, dialect_.unsignedType(to)), toType);
     case OpKind::ArithExtF:
     case OpKind::ArithTruncF:
-    case OpKind::TtFpToFp:
+    case OpKind::TtFpToFp: {
+      const ir::Attribute* rounding = op.attr("rounding");
+      const bool towardZero = rounding && rounding->asString() == "rtz";
+      if (towardZero || ir::isFloat8Kind(from) || ir::isFloat8Kind(to))
+        return floatConversions_.convert(a, from, to, towardZero);
       // Between half and bfloat the value passes through float.
       if (isSmallFloat(from) && isSmallFloat(to)) return conv(conv(a, dialect_.scalarType(ScalarKind::F32)), toType);
       return conv(a, toType);
+    }
     default:
       op.fail("is not a cast");
   }

@@ -1,5 +1,6 @@
 #include "tmetal/codegen/target_checks.h"
 
+#include "tmetal/ir/float8_uses.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
@@ -53,6 +54,7 @@ void checkKernelFitsTarget(const ir::Function& fn, const hw::HardwareProfile& pr
   ir::walk(*fn.body(), [&](const ir::Operation* op) {
     if (auto k = unsupportedKind(*op, profile)) op->fail(why(*k, profile));
   });
+  ir::checkFloat8Uses(fn);
 }
 
 }  // namespace tmetal::codegen

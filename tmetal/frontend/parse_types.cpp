@@ -7,6 +7,11 @@
 namespace tmetal::frontend {
 
 namespace {
+
+constexpr const char* kSupportedTypes =
+    "tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, "
+    "f8E4M3B11FNUZ, pointers and tensors of them";
+
 // Larger tensors do not fit a threadgroup or a grid; the limit also keeps
 // element counts far from int64 overflow.
 constexpr uint64_t kMaxTensorElements = uint64_t{1} << 32;
@@ -29,10 +34,8 @@ ir::Type TtirParser::parseType() {
     if (t.text == "tensor") return parseTensorType(consume());
     if (t.text == "index")
       failAt(t,
-             "unsupported type 'index': tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, f64, "
-             "pointers and tensors of them");
-    failAt(t, "unsupported type " + t.describe() +
-                  ": tmetal supports i1, i8, i16, i32, i64, f16, bf16, f32, f64, pointers and tensors of them");
+             "unsupported type 'index': " + std::string(kSupportedTypes));
+    failAt(t, "unsupported type " + t.describe() + ": " + kSupportedTypes);
   }
   if (t.is(TokenKind::BangIdent)) {
     if (t.text != "!tt.ptr") failAt(t, "unsupported type " + t.describe());

@@ -215,10 +215,10 @@ ElementFunction elementFunction(const ir::Operation& op, const std::vector<Type>
       requireCount(op, in.size(), 1);
       requireFloat(op, in[0]);
       requireFloat(op, out);
-      if (const ir::Attribute* r = op.attr("rounding"); r && r->asString() != "rtne")
-        op.fail("rounding mode '" + r->asString() + "' is not supported by the interpreter");
+      const ir::Attribute* r = op.attr("rounding");
+      const bool towardZero = r && r->asString() == "rtz";
       ir::ScalarKind k = out.scalarKind();
-      return [k](const Element* e) { return fromFloat(roundToFloatKind(e[0].f, k)); };
+      return [k, towardZero](const Element* e) { return fromFloat(convertToFloatKind(e[0].f, k, towardZero)); };
     }
     case OpKind::ArithSIToFP: {
       requireCount(op, in.size(), 1);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tmetal/ir/float_bits.h"
+
 namespace tmetal::interp {
 
 namespace {
@@ -78,6 +80,7 @@ uint16_t bfloatBits(double value) {
 }  // namespace
 
 double roundToFloatKind(double value, ScalarKind kind) {
+  if (ir::isFloat8Kind(kind)) return ir::roundToFloat(value, kind);
   switch (kind) {
     case ScalarKind::F16:
       return roundToShape(value, kHalf);
@@ -113,7 +116,15 @@ double integerToFloatKind(bool negative, uint64_t magnitude, ScalarKind kind) {
   return roundToFloatKind(negative ? -value : value, kind);
 }
 
+double convertToFloatKind(double value, ScalarKind kind, bool towardZero) {
+  if (!towardZero && !ir::isFloat8Kind(kind)) return roundToFloatKind(value, kind);
+  if (kind == ScalarKind::F64) return value;
+  const auto rounding = towardZero ? ir::FloatRounding::TowardZero : ir::FloatRounding::NearestEven;
+  return ir::floatFromBits(ir::floatToBits(value, kind, rounding, ir::isFloat8Kind(kind)), kind);
+}
+
 uint64_t floatToBits(double value, ScalarKind kind) {
+  if (ir::isFloat8Kind(kind)) return ir::floatToBits(value, kind);
   switch (kind) {
     case ScalarKind::F16:  // rounding first makes the encoding right for any input
       return halfBits(roundToShape(value, kHalf));
@@ -127,6 +138,7 @@ uint64_t floatToBits(double value, ScalarKind kind) {
 }
 
 double floatFromBits(uint64_t bits, ScalarKind kind) {
+  if (ir::isFloat8Kind(kind)) return ir::floatFromBits(bits, kind);
   switch (kind) {
     case ScalarKind::F16:
       return halfValue(static_cast<uint16_t>(bits));

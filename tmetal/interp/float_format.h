@@ -1,5 +1,5 @@
 // Rounding and bit encodings of the float formats kernels use: f16 (IEEE
-// binary16), bf16 (bfloat16), f32 and f64. The interpreter keeps every float
+// binary16), bf16 (bfloat16), f32, f64 and the 8-bit floats (storage only). The interpreter keeps every float
 // element as a double holding a value that is exactly representable in its
 // type; these functions are the only places where values are rounded or
 // turned into bits, so that "round to nearest even on every cast, op result
@@ -16,6 +16,12 @@ namespace tmetal::interp {
 // one rounding (not through an intermediate format). Overflow gives an
 // infinity, NaN stays NaN. f64 is returned unchanged.
 double roundToFloatKind(double value, ir::ScalarKind kind);
+
+// `value` converted to float kind `kind` as tt.fp_to_fp does: rounded to
+// nearest even or (towardZero) toward zero; conversions to 8-bit floats saturate
+// (infinities and values beyond the largest finite one become the largest
+// finite value of their sign, as Triton's conversions on NVIDIA GPUs do).
+double convertToFloatKind(double value, ir::ScalarKind kind, bool towardZero);
 
 // The nearest value of float kind `kind` to an integer given as sign and
 // magnitude, rounded once (an i64 is not first rounded to a double).

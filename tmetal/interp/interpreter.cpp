@@ -1,6 +1,7 @@
 #include "tmetal/interp/interpreter.h"
 
 #include "tmetal/interp/float_format.h"
+#include "tmetal/ir/float8_uses.h"
 #include "tmetal/interp/program_executor.h"
 #include "tmetal/interp/scalar_semantics.h"
 #include "tmetal/support/diagnostic.h"
@@ -53,6 +54,7 @@ void interpret(const ir::Function& kernel, std::vector<KernelArg>& args, std::ar
   if (args.size() != kernel.numArguments())
     throw CompileError(kernelPos, "kernel '" + kernel.name() + "' takes " + std::to_string(kernel.numArguments()) +
                                       " arguments, got " + std::to_string(args.size()));
+  ir::checkFloat8Uses(kernel);
   std::vector<RuntimeValue> arguments;
   for (size_t i = 0; i < args.size(); ++i) arguments.push_back(argumentValue(kernel, i, args[i]));
 

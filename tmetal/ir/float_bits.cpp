@@ -4,24 +4,49 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace tmetal::ir {
 
-namespace {
-
-struct FloatFormat {
-  int exponentBits;
-  int mantissaBits;
-};
-
-FloatFormat formatOf(ScalarKind kind) {
+FloatFormat floatFormat(ScalarKind kind) {
+  using S = FloatFormat::Specials;
   switch (kind) {
-    case ScalarKind::F16: return {5, 10};
-    case ScalarKind::BF16: return {8, 7};
-    case ScalarKind::F32: return {8, 23};
-    default: return {11, 52};
+    case ScalarKind::F16: return {5, 10, 15};
+    case ScalarKind::BF16: return {8, 7, 127};
+    case ScalarKind::F32: return {8, 23, 127};
+    case ScalarKind::F8E4M3FN: return {4, 3, 7, S::NanOnly};
+    case ScalarKind::F8E5M2: return {5, 2, 15};
+    case ScalarKind::F8E4M3FNUZ: return {4, 3, 8, S::NegativeZeroIsNan};
+    case ScalarKind::F8E5M2FNUZ: return {5, 2, 16, S::NegativeZeroIsNan};
+    case ScalarKind::F8E4M3B11FNUZ: return {4, 3, 11, S::NegativeZeroIsNan};
+    default: return {11, 52, 1023};
   }
 }
+
+uint64_t FloatFormat::mantissaMask() const { return (uint64_t{1} << mantissaBits) - 1; }
+uint64_t FloatFormat::maxExponentField() const { return (uint64_t{1} << exponentBits) - 1; }
+uint64_t FloatFormat::signBit() const { return uint64_t{1} << (exponentBits + mantissaBits); }
+
+uint64_t FloatFormat::maxFiniteCode() const {
+  switch (specials) {
+    case Specials::Ieee: return ((maxExponentField() - 1) << mantissaBits) | mantissaMask();
+    case Specials::NanOnly: return (maxExponentField() << mantissaBits) | (mantissaMask() - 1);
+    case Specials::NegativeZeroIsNan: return (maxExponentField() << mantissaBits) | mantissaMask();
+  }
+  return 0;
+}
+
+uint64_t FloatFormat::nanCode(bool negative) const {
+  const uint64_t sign = negative ? signBit() : 0;
+  switch (specials) {
+    case Specials::Ieee: return sign | (maxExponentField() << mantissaBits) | (uint64_t{1} << (mantissaBits - 1));
+    case Specials::NanOnly: return sign | (maxExponentField() << mantissaBits) | mantissaMask();
+    case Specials::NegativeZeroIsNan: return signBit();
+  }
+  return 0;
+}
+
+namespace {
 
 uint64_t doubleBits(double v) {
   uint64_t b;
@@ -35,71 +60,94 @@ double bitsToDouble(uint64_t b) {
   return v;
 }
 
-// Rounds a double to a narrower IEEE binary format, to nearest even.
-uint64_t narrow(double value, FloatFormat f) {
+// What a magnitude beyond the largest finite value becomes: the largest
+// finite value when saturating or rounding toward zero (a finite value),
+// else infinity, or NaN in formats without one.
+uint64_t overflowCode(FloatFormat f, uint64_t sign, FloatRounding rounding, bool saturate, bool infinite) {
+  if (saturate || (rounding == FloatRounding::TowardZero && !infinite)) return sign | f.maxFiniteCode();
+  if (f.specials == FloatFormat::Specials::Ieee) return sign | (f.maxExponentField() << f.mantissaBits);
+  return f.nanCode(sign != 0);
+}
+
+// Rounds a double to a narrower binary format.
+uint64_t narrow(double value, FloatFormat f, FloatRounding rounding, bool saturate) {
   const uint64_t bits = doubleBits(value);
-  const uint64_t sign = (bits >> 63) << (f.exponentBits + f.mantissaBits);
+  const bool ieee = f.specials == FloatFormat::Specials::Ieee;
+  const uint64_t sign = (bits >> 63) ? f.signBit() : 0;
   const int exponentField = static_cast<int>((bits >> 52) & 0x7ff);
   const uint64_t mantissa = bits & ((uint64_t{1} << 52) - 1);
-  const int maxField = (1 << f.exponentBits) - 1;
-  const uint64_t infinity = static_cast<uint64_t>(maxField) << f.mantissaBits;
   if (exponentField == 0x7ff) {
-    if (mantissa == 0) return sign | infinity;
+    if (mantissa == 0) return overflowCode(f, sign, rounding, saturate, true);
+    if (!ieee) return f.nanCode(sign != 0);
     // Keep the top of the payload; a payload that would vanish becomes quiet.
     uint64_t payload = mantissa >> (52 - f.mantissaBits);
     if (payload == 0) payload = uint64_t{1} << (f.mantissaBits - 1);
-    return sign | infinity | payload;
+    return sign | (f.maxExponentField() << f.mantissaBits) | payload;
   }
+  // FNUZ formats have no negative zero: a result of zero is +0.
+  const uint64_t zero = f.specials == FloatFormat::Specials::NegativeZeroIsNan ? 0 : sign;
   // Zeros and double subnormals are far below the smallest narrow subnormal.
-  if (exponentField == 0) return sign;
-  const int bias = (1 << (f.exponentBits - 1)) - 1;
-  int exponent = exponentField - 1023;
+  if (exponentField == 0) return zero;
+  const int exponent = exponentField - 1023;
   const uint64_t significand = (uint64_t{1} << 52) | mantissa;
   int shift = 52 - f.mantissaBits;
-  const bool subnormal = exponent < 1 - bias;
-  if (subnormal) shift += (1 - bias) - exponent;
-  if (shift > 54) return sign;  // rounds to zero
+  int biased = exponent + f.bias;
+  if (biased < 1) {  // subnormal: the smallest normal's quantum
+    shift += 1 - biased;
+    biased = 1;
+  }
+  if (shift > 54) return zero;  // rounds to zero either way
   uint64_t kept = significand >> shift;
   const uint64_t rest = significand & ((uint64_t{1} << shift) - 1);
   const uint64_t half = uint64_t{1} << (shift - 1);
-  if (rest > half || (rest == half && (kept & 1))) ++kept;
-  if (subnormal) return sign | kept;  // a carry into bit mantissaBits makes the smallest normal
-  if (kept == (uint64_t{1} << (f.mantissaBits + 1))) {
-    kept >>= 1;
-    ++exponent;
-  }
-  if (exponent > bias) return sign | infinity;
-  const uint64_t field = static_cast<uint64_t>(exponent + bias) << f.mantissaBits;
-  return sign | field | (kept & ((uint64_t{1} << f.mantissaBits) - 1));
+  if (rounding == FloatRounding::NearestEven && (rest > half || (rest == half && (kept & 1)))) ++kept;
+  // `kept` holds the implicit one for normal numbers; adding it to the
+  // field below the smallest normal's makes carries (into the next
+  // exponent, or from subnormal into normal) come out right.
+  const uint64_t code = (static_cast<uint64_t>(biased - 1) << f.mantissaBits) + kept;
+  if (code == 0) return zero;
+  if (code > f.maxFiniteCode()) return overflowCode(f, sign, rounding, saturate, false);
+  return sign | code;
 }
 
 double widen(uint64_t bits, FloatFormat f) {
   const int total = f.exponentBits + f.mantissaBits;
   const bool negative = (bits >> total) & 1;
-  const int exponentField = static_cast<int>((bits >> f.mantissaBits) & ((uint64_t{1} << f.exponentBits) - 1));
-  const uint64_t mantissa = bits & ((uint64_t{1} << f.mantissaBits) - 1);
-  const int maxField = (1 << f.exponentBits) - 1;
-  const int bias = (1 << (f.exponentBits - 1)) - 1;
-  if (exponentField == maxField) {
-    uint64_t out = (uint64_t{negative} << 63) | (uint64_t{0x7ff} << 52) | (mantissa << (52 - f.mantissaBits));
-    return bitsToDouble(out);
+  const uint64_t exponentField = (bits >> f.mantissaBits) & f.maxExponentField();
+  const uint64_t mantissa = bits & f.mantissaMask();
+  switch (f.specials) {
+    case FloatFormat::Specials::Ieee:
+      if (exponentField == f.maxExponentField()) {
+        uint64_t out = (uint64_t{negative} << 63) | (uint64_t{0x7ff} << 52) | (mantissa << (52 - f.mantissaBits));
+        return bitsToDouble(out);
+      }
+      break;
+    case FloatFormat::Specials::NanOnly:
+      if (exponentField == f.maxExponentField() && mantissa == f.mantissaMask())
+        return negative ? -std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::quiet_NaN();
+      break;
+    case FloatFormat::Specials::NegativeZeroIsNan:
+      if ((bits & ((uint64_t{1} << (total + 1)) - 1)) == f.signBit()) return std::numeric_limits<double>::quiet_NaN();
+      break;
   }
-  double magnitude = exponentField == 0 ? std::ldexp(static_cast<double>(mantissa), 1 - bias - f.mantissaBits)
-                                        : std::ldexp(static_cast<double>(mantissa | (uint64_t{1} << f.mantissaBits)),
-                                                     exponentField - bias - f.mantissaBits);
+  double magnitude =
+      exponentField == 0
+          ? std::ldexp(static_cast<double>(mantissa), 1 - f.bias - f.mantissaBits)
+          : std::ldexp(static_cast<double>(mantissa | (uint64_t{1} << f.mantissaBits)),
+                       static_cast<int>(exponentField) - f.bias - f.mantissaBits);
   return negative ? -magnitude : magnitude;
 }
 
 }  // namespace
 
-uint64_t floatToBits(double value, ScalarKind kind) {
+uint64_t floatToBits(double value, ScalarKind kind, FloatRounding rounding, bool saturate) {
   if (kind == ScalarKind::F64) return doubleBits(value);
-  return narrow(value, formatOf(kind));
+  return narrow(value, floatFormat(kind), rounding, saturate);
 }
 
 double floatFromBits(uint64_t bits, ScalarKind kind) {
   if (kind == ScalarKind::F64) return bitsToDouble(bits);
-  return widen(bits, formatOf(kind));
+  return widen(bits, floatFormat(kind));
 }
 
 double roundToFloat(double value, ScalarKind kind) { return floatFromBits(floatToBits(value, kind), kind); }
@@ -199,7 +247,8 @@ unsigned roundTripDigits(ScalarKind kind) {
     case ScalarKind::F16: return 2 + 11 * 59 / 196;
     case ScalarKind::BF16: return 2 + 8 * 59 / 196;
     case ScalarKind::F32: return 2 + 24 * 59 / 196;
-    default: return 2 + 53 * 59 / 196;
+    case ScalarKind::F64: return 2 + 53 * 59 / 196;
+    default: return 2 + (floatFormat(kind).mantissaBits + 1) * 59 / 196;
   }
 }
 
@@ -217,7 +266,7 @@ std::string formatFloatLiteral(double value, ScalarKind kind) {
     if (text.find('.') != std::string::npos) return text;
   }
   static const char* const kHex = "0123456789ABCDEF";
-  const int width = kind == ScalarKind::F64 ? 64 : formatOf(kind).exponentBits + formatOf(kind).mantissaBits + 1;
+  const int width = kind == ScalarKind::F64 ? 64 : floatFormat(kind).exponentBits + floatFormat(kind).mantissaBits + 1;
   std::string out = "0x";
   for (int shift = width - 4; shift >= 0; shift -= 4) out += kHex[(bits >> shift) & 15];
   return out;

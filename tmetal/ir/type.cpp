@@ -12,7 +12,7 @@ struct ScalarInfo {
   int bits;
   bool isFloat;
 };
-constexpr std::array<ScalarInfo, 9> kScalars = {{
+constexpr std::array<ScalarInfo, 14> kScalars = {{
     {ScalarKind::I1, "i1", 1, false},
     {ScalarKind::I8, "i8", 8, false},
     {ScalarKind::I16, "i16", 16, false},
@@ -22,6 +22,11 @@ constexpr std::array<ScalarInfo, 9> kScalars = {{
     {ScalarKind::BF16, "bf16", 16, true},
     {ScalarKind::F32, "f32", 32, true},
     {ScalarKind::F64, "f64", 64, true},
+    {ScalarKind::F8E4M3FN, "f8E4M3FN", 8, true},
+    {ScalarKind::F8E5M2, "f8E5M2", 8, true},
+    {ScalarKind::F8E4M3FNUZ, "f8E4M3FNUZ", 8, true},
+    {ScalarKind::F8E5M2FNUZ, "f8E5M2FNUZ", 8, true},
+    {ScalarKind::F8E4M3B11FNUZ, "f8E4M3B11FNUZ", 8, true},
 }};
 const ScalarInfo& info(ScalarKind k) { return kScalars[static_cast<size_t>(k)]; }
 }  // namespace
@@ -29,6 +34,7 @@ const ScalarInfo& info(ScalarKind k) { return kScalars[static_cast<size_t>(k)]; 
 const char* scalarName(ScalarKind k) { return info(k).name; }
 int scalarBits(ScalarKind k) { return info(k).bits; }
 bool isFloatKind(ScalarKind k) { return info(k).isFloat; }
+bool isFloat8Kind(ScalarKind k) { return info(k).isFloat && info(k).bits == 8; }
 
 std::optional<ScalarKind> parseScalarName(const std::string& s) {
   for (const auto& i : kScalars)

@@ -12,12 +12,20 @@
 
 namespace tmetal::ir {
 
-enum class ScalarKind : uint8_t { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+// The 8-bit floats are OCP's E4M3FN and E5M2 and the "FNUZ" variants
+// (no negative zero, 0x80 is the NaN; E4M3B11FNUZ has exponent bias 11).
+// No GPU that tmetal targets computes in them: they are storage formats
+// that kernels convert from and to (tt.fp_to_fp) and dot operands.
+enum class ScalarKind : uint8_t {
+  I1, I8, I16, I32, I64, F16, BF16, F32, F64,
+  F8E4M3FN, F8E5M2, F8E4M3FNUZ, F8E5M2FNUZ, F8E4M3B11FNUZ
+};
 
 const char* scalarName(ScalarKind k);          // "i32", "bf16", ...
 std::optional<ScalarKind> parseScalarName(const std::string& s);
 int scalarBits(ScalarKind k);
 bool isFloatKind(ScalarKind k);
+bool isFloat8Kind(ScalarKind k);
 
 class Type {
  public:
