@@ -150,12 +150,14 @@ class MetalOptions:
     extern_libs: Optional[tuple] = None  # CUDA/ROCm device libraries: none on Metal
     # Floating-point formats: Apple GPUs have no fp8 arithmetic and no
     # tensor-float-32. 8-bit floats are storage formats here: loaded,
-    # stored, converted in software and widened exactly for tl.dot. The
-    # formats are those of Triton's NVIDIA backend (AMD's FNUZ variants,
-    # which the code generator handles too, stay refused as they are there).
+    # stored, converted in software and widened exactly for tl.dot: OCP's
+    # e4m3fn and e5m2, the formats of Triton's NVIDIA backend on current
+    # GPUs. Refused as there: AMD's FNUZ variants (the code generator has
+    # them too); and Triton's deprecated fp8e4b15, whose conversions Triton
+    # leaves to each backend's inline assembly.
     # tl.dot accepts the reduced precisions NVIDIA's backend has (tf32 and
     # the split-bf16 emulations of fp32) and computes them in full fp32.
-    supported_fp8_dtypes: Tuple[str, ...] = ("fp8e4b15", "fp8e4nv", "fp8e5")
+    supported_fp8_dtypes: Tuple[str, ...] = ("fp8e4nv", "fp8e5")
     deprecated_fp8_dot_operand_dtypes: Tuple[str, ...] = ()
     default_dot_input_precision: str = "ieee"
     allowed_dot_input_precisions: Tuple[str, ...] = ("ieee", "tf32", "tf32x3", "bf16x3", "bf16x6")
@@ -206,23 +208,6 @@ def _min_dot_size(lhs_type, rhs_type):
     return (1, 1, 1)
 
 
-def _convert_custom_types(input, dst_ty, fp_downcast_rounding=None, _semantic=None):
-    # Triton asks the backend to convert fp8e4b15, which has no MLIR
-    # conversion of its own on NVIDIA GPUs; tmetal converts every 8-bit float
-    # in software, so this is an ordinary tt.fp_to_fp (through float32 for
-    # integers).
-    import triton.language as tl
-    if not input.dtype.is_floating():
-        input = _semantic.cast(input, tl.float32)
-    if not dst_ty.scalar.is_floating():
-        return _semantic.cast(_convert_custom_types(input, input.type.with_element_ty(tl.float32), None, _semantic),
-                              dst_ty.scalar)
-    narrowing = dst_ty.scalar.primitive_bitwidth < input.dtype.primitive_bitwidth
-    rounding = (fp_downcast_rounding or _semantic._str_to_rounding_mode("rtne")) if narrowing else None
-    builder = _semantic.builder
-    return _semantic.tensor(builder.create_fp_to_fp(input.handle, dst_ty.to_ir(builder), rounding), dst_ty)
-
-
 class MetalBackend(BaseBackend):
     """Compiles Triton kernels for Apple GPUs (and for tmetal's CPU emulator)."""
 
@@ -270,7 +255,7 @@ class MetalBackend(BaseBackend):
         return (metadata.num_warps, metadata.shared)
 
     def get_codegen_implementation(self, options):
-        return {"min_dot_size": _min_dot_size, "convert_custom_types": _convert_custom_types}
+        return {"min_dot_size": _min_dot_size}
 
     def get_module_map(self) -> Dict[str, ModuleType]:
         # No device library (libdevice) exists for Metal.

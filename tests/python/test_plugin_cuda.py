@@ -26,6 +26,7 @@ import test_random_scans as random_scans  # noqa: E402
 import test_random_dots as random_dots  # noqa: E402
 import test_random_shapes as random_shapes  # noqa: E402
 import test_plugin_language as language  # noqa: E402
+import test_plugin_float8 as float8  # noqa: E402
 from test_plugin_launch import two_dots_kernel  # noqa: E402
 
 if not triton_metal.capabilities().get("cuda"):
@@ -147,12 +148,15 @@ ON_CUDA_LANGUAGE = language.Device(
     put=lambda a: torch.from_numpy(a.copy()).cuda(),
     put_bf16=lambda bits: torch.from_numpy(bits.astype(np.int16)).view(torch.bfloat16).cuda(),
     get=lambda t: t.cpu().numpy(), get_bf16=lambda t: t.cpu().view(torch.int16).numpy().astype(np.uint16),
+    put_bits=lambda bits, dtype: triton.reinterpret(torch.from_numpy(bits.copy()).cuda(), dtype),
+    get_bits=lambda t: t.base.cpu().numpy(),
     synchronize=torch.cuda.synchronize)
 
 
-@pytest.mark.parametrize("name", list(language.CHECKS))
+@pytest.mark.parametrize("name", list(language.CHECKS) + [f"float8:{n}" for n in float8.CHECKS])
 def test_language_feature_on_cuda(cuda_driver, name):
-    language.CHECKS[name](ON_CUDA_LANGUAGE)
+    check = float8.CHECKS[name.split(":")[1]] if name.startswith("float8:") else language.CHECKS[name]
+    check(ON_CUDA_LANGUAGE)
 
 
 @pytest.mark.parametrize("case", random_reductions.CASES, ids=random_reductions._case_id)

@@ -39,11 +39,14 @@ class Device:
     put_bf16: Callable  # uint16 array of bfloat16 bits -> kernel argument
     get: Callable  # kernel argument -> numpy array
     get_bf16: Callable  # bfloat16 kernel argument -> uint16 array of its bits
+    put_bits: Callable  # (uint array of bit patterns, Triton dtype) -> kernel argument (8-bit floats)
+    get_bits: Callable  # kernel argument from put_bits -> its bits
     synchronize: Callable = lambda: None
 
 
 EMULATOR = Device(put=triton_metal.tensor, put_bf16=lambda bits: triton_metal.tensor(bits, dtype=tl.bfloat16),
-                  get=np.asarray, get_bf16=np.asarray)
+                  get=np.asarray, get_bf16=np.asarray,
+                  put_bits=lambda bits, dtype: triton_metal.tensor(bits.copy(), dtype=dtype), get_bits=np.asarray)
 
 
 def bf16_bits(values) -> np.ndarray:

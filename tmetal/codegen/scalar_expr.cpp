@@ -142,11 +142,41 @@ std::string KernelLowering::compareExpr(const ir::Operation& op, const std::vect
   op.fail("unknown comparison predicate '" + p + "'");
 }
 
+// 8-bit floats are bits in both dialects: every arith cast to or from one
+// goes through float, which holds all their values exactly.
+std::string KernelLowering::float8CastExpr(const ir::Operation& op, const std::string& a, ScalarKind from,
+                                           ScalarKind to) {
+  const std::string f32 = dialect_.scalarType(ScalarKind::F32);
+  switch (op.kind()) {
+    case OpKind::ArithExtF:
+    case OpKind::ArithTruncF:
+      return floatConversions_.convert(a, from, to, false);
+    case OpKind::ArithSIToFP:
+    case OpKind::ArithUIToFP: {
+      std::string value = from == ScalarKind::I1 ? "(" + a + " ? " + dialect_.floatLiteral(op.kind() == OpKind::ArithSIToFP ? -1.0 : 1.0, ScalarKind::F32) + " : " + dialect_.floatLiteral(0.0, ScalarKind::F32) + ")"
+                          : op.kind() == OpKind::ArithSIToFP ? dialect_.convert(a, f32)
+                                                             : dialect_.convert(dialect_.convert(a, dialect_.unsignedType(from)), f32);
+      return floatConversions_.convert(value, ScalarKind::F32, to, false);
+    }
+    case OpKind::ArithFPToSI:
+    case OpKind::ArithFPToUI: {
+      const std::string value = floatConversions_.convert(a, from, ScalarKind::F32, false);
+      if (to == ScalarKind::I1) return "(" + value + " != 0)";
+      if (op.kind() == OpKind::ArithFPToSI) return dialect_.convert(value, dialect_.scalarType(to));
+      return dialect_.convert(dialect_.convert(value, dialect_.unsignedType(to)), dialect_.scalarType(to));
+    }
+    default:
+      op.fail("is not a conversion of 8-bit floats");
+  }
+}
+
 std::string KernelLowering::castExpr(const ir::Operation& op, const std::string& a) {
   ScalarKind from = kindOf(op.operand(0)->type());
   ScalarKind to = kindOf(op.result(0)->type());
   std::string toType = dialect_.scalarType(to);
   auto conv = [&](const std::string& x, const std::string& t) { return dialect_.convert(x, t); };
+  if (op.kind() != OpKind::TtFpToFp && (ir::isFloat8Kind(from) || ir::isFloat8Kind(to)))
+    return float8CastExpr(op, a, from, to);
   switch (op.kind()) {
     case OpKind::ArithExtSI:
       // i1 is signed too: true extends to -1.

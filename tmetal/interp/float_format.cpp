@@ -113,6 +113,8 @@ double integerToFloatKind(bool negative, uint64_t magnitude, ScalarKind kind) {
     ++shift;
   }
   double value = std::ldexp(static_cast<double>(kept), shift);
+  // Integers convert to 8-bit floats as floats do: saturating.
+  if (ir::isFloat8Kind(kind)) return convertToFloatKind(negative ? -value : value, kind, false);
   return roundToFloatKind(negative ? -value : value, kind);
 }
 

@@ -16,8 +16,14 @@ bool isFloat8(const Type& t) {
 
 bool acceptsFloat8(OpKind kind) {
   switch (kind) {
-    // Elementwise ops that do not compute with the value.
+    // Conversions, and elementwise ops that do not compute with the value.
     case OpKind::TtFpToFp:
+    case OpKind::ArithExtF:
+    case OpKind::ArithTruncF:
+    case OpKind::ArithSIToFP:
+    case OpKind::ArithUIToFP:
+    case OpKind::ArithFPToSI:
+    case OpKind::ArithFPToUI:
     case OpKind::TtBitcast:
     case OpKind::ArithBitcast:
     case OpKind::ArithSelect:

@@ -78,7 +78,9 @@ uint64_t narrow(double value, FloatFormat f, FloatRounding rounding, bool satura
   const uint64_t mantissa = bits & ((uint64_t{1} << 52) - 1);
   if (exponentField == 0x7ff) {
     if (mantissa == 0) return overflowCode(f, sign, rounding, saturate, true);
-    if (!ieee) return f.nanCode(sign != 0);
+    // 8-bit floats have no room for payloads: one NaN per sign, as
+    // conversion instructions give.
+    if (!ieee || f.exponentBits + f.mantissaBits < 8) return f.nanCode(sign != 0);
     // Keep the top of the payload; a payload that would vanish becomes quiet.
     uint64_t payload = mantissa >> (52 - f.mantissaBits);
     if (payload == 0) payload = uint64_t{1} << (f.mantissaBits - 1);

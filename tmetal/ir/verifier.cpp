@@ -516,7 +516,9 @@ void Verifier::checkDot(const Operation& op) {
   if (sa[r - 1] != sb[r - 2] || sc[r - 2] != sa[r - 2] || sc[r - 1] != sb[r - 1] ||
       (r == 3 && (sa[0] != sb[0] || sa[0] != sc[0])))
     op.fail("shapes do not multiply: " + quoted(a) + " * " + quoted(b) + " -> " + quoted(c));
-  if (a.element() != b.element())
+  const bool float8Pair = a.element().isFloat() && b.element().isFloat() && ir::isFloat8Kind(a.element().scalarKind()) &&
+                          ir::isFloat8Kind(b.element().scalarKind());  // Triton allows any two 8-bit floats
+  if (a.element() != b.element() && !float8Pair)
     op.fail("a and b must have the same element type, found " + quoted(a.element()) + " and " + quoted(b.element()));
   if (a.element().isFloat() != c.element().isFloat())
     op.fail("the accumulator must be " + std::string(a.element().isFloat() ? "a float" : "an integer") +

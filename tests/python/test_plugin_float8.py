@@ -1,0 +1,228 @@
+"""8-bit floats through the real frontend and the emulator: conversions from
+and to every float type with both rounding modes, saturation, NaN, and fp8
+operands of tl.dot. Apple GPUs have no fp8 arithmetic; tmetal keeps fp8 as
+bits and converts in software (codegen/float_conversions.h), so these checks
+pin that software to an independent reference written here: every fp8 code
+decoded by its formula, and rounding done by searching the sorted values.
+
+Each check takes a `Device` (test_plugin_language.py) so that
+test_plugin_cuda.py runs the same checks on an NVIDIA GPU.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import triton
+import triton.language as tl
+
+from test_plugin_language import EMULATOR, Device
+
+# name: (exponent bits, mantissa bits, bias, specials) as Triton's formats
+# define them: "ieee" has infinities and NaNs, "fn" only the NaN S.1111.111.
+FORMATS = {
+    "fp8e5": (5, 2, 15, "ieee"),
+    "fp8e4nv": (4, 3, 7, "fn"),
+}
+TL_TYPES = {"fp8e5": tl.float8e5, "fp8e4nv": tl.float8e4nv}
+
+
+def fp8_values(name: str) -> np.ndarray:
+    """The value of each of the 256 codes, as float64 (NaN where the code is one)."""
+    e_bits, m_bits, bias, specials = FORMATS[name]
+    codes = np.arange(256)
+    exponent = (codes >> m_bits) & ((1 << e_bits) - 1)
+    mantissa = codes & ((1 << m_bits) - 1)
+    magnitude = np.where(exponent == 0, mantissa * 2.0**(1 - bias - m_bits),
+                         (1 + mantissa / 2.0**m_bits) * 2.0**(exponent.astype(np.float64) - bias))
+    values = np.where(codes >= 128, -magnitude, magnitude)
+    if specials == "ieee":
+        top = exponent == (1 << e_bits) - 1
+        values = np.where(top & (mantissa == 0), np.copysign(np.inf, values), values)
+        values = np.where(top & (mantissa != 0), np.nan, values)
+    else:
+        values = np.where((codes & 0x7F) == 0x7F, np.nan, values)
+    return values
+
+
+def fp8_round(x: np.ndarray, name: str, toward_zero: bool) -> np.ndarray:
+    """The codes Triton's conversions give: nearest (ties to the even code)
+    or toward zero, saturating at the largest finite value, NaN to a NaN."""
+    values = fp8_values(name)
+    finite = np.isfinite(values[:128])
+    positive = values[:128][finite]  # increasing with the code
+    codes = np.arange(128)[finite]
+    magnitude = np.abs(x.astype(np.float64))
+    index = np.clip(np.searchsorted(positive, magnitude, side="right") - 1, 0, len(positive) - 1)
+    below, above = positive[index], positive[np.minimum(index + 1, len(positive) - 1)]
+    if toward_zero:
+        code = codes[index]
+    else:
+        up = (magnitude - below > above - magnitude) | ((magnitude - below == above - magnitude) & (codes[index] & 1 == 1))
+        code = np.where(up, codes[np.minimum(index + 1, len(codes) - 1)], codes[index])
+    code = np.where(magnitude >= positive[-1], codes[-1], code)  # saturate (infinities too)
+    code = code | np.where(np.signbit(x), 0x80, 0)
+    return code.astype(np.uint8)
+
+
+def check_nan_codes(got: np.ndarray, x: np.ndarray, name: str):
+    nan = np.isnan(x)
+    assert np.isnan(fp8_values(name)[got[nan]]).all(), "NaN did not stay NaN"
+    return ~nan
+
+
+@triton.jit
+def convert_kernel(x_ptr, y_ptr, n, ROUNDING: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty, fp_downcast_rounding=ROUNDING), mask=mask)
+
+
+@triton.jit
+def upcast_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def bf16_of(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def check_fp8_to_wider(device: Device):
+    codes = np.arange(256, dtype=np.uint8)
+    for name in FORMATS:
+        expected = fp8_values(name)
+        x = device.put_bits(codes, TL_TYPES[name])
+        for out in (np.float32, np.float16):
+            y = device.put(np.zeros(256, out))
+            upcast_kernel[(1, )](x, y, 256, BLOCK=256)
+            device.synchronize()
+            got = device.get(y).astype(np.float64)
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(expected), err_msg=f"{name} -> {out}")
+            np.testing.assert_array_equal(got[~np.isnan(got)], expected[~np.isnan(expected)], err_msg=f"{name} -> {out}")
+        y = device.put_bf16(np.zeros(256, np.uint16))
+        upcast_kernel[(1, )](x, y, 256, BLOCK=256)
+        device.synchronize()
+        got = bf16_of(device.get_bf16(y)).astype(np.float64)
+        np.testing.assert_array_equal(got[~np.isnan(expected)], expected[~np.isnan(expected)], err_msg=f"{name} -> bf16")
+        assert np.isnan(got[np.isnan(expected)]).all()
+
+
+def float32_probes(name: str) -> np.ndarray:
+    """Every fp8 value, the midpoints between neighbours and values just
+    beside them, values beyond the range, tiny values, random values across
+    the range, zeros, infinities and NaN."""
+    values = fp8_values(name)
+    finite = np.unique(values[np.isfinite(values)])
+    mids = (finite[1:] + finite[:-1]) / 2
+    near = np.concatenate([mids, np.nextafter(mids.astype(np.float32), np.float32(np.inf)),
+                           np.nextafter(mids.astype(np.float32), np.float32(-np.inf))])
+    rng = np.random.default_rng(8)
+    top = finite.max()
+    spread = rng.standard_normal(4000) * np.exp2(rng.uniform(-20, np.log2(top) + 2, 4000))
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, top * 1.01, -top * 1.5, 1e30, -1e-30, 1e-45, 3e38]
+    return np.concatenate([finite, near, spread, specials]).astype(np.float32)
+
+
+def check_float_to_fp8(device: Device):
+    for name in FORMATS:
+        x32 = float32_probes(name)
+        for rounding in ("rtne", "rtz"):
+            y = device.put_bits(np.zeros(len(x32), np.uint8), TL_TYPES[name])
+            convert_kernel[(triton.cdiv(len(x32), 1024), )](device.put(x32), y, len(x32), ROUNDING=rounding, BLOCK=1024)
+            device.synchronize()
+            got = device.get_bits(y)
+            keep = check_nan_codes(got, x32, name)
+            expected = fp8_round(x32, name, rounding == "rtz")
+            bad = np.nonzero(got[keep] != expected[keep])[0]
+            assert not len(bad), (f"f32 -> {name} {rounding}: {x32[keep][bad[:5]]} gave "
+                                  f"{[hex(v) for v in got[keep][bad[:5]]]}, expected {[hex(v) for v in expected[keep][bad[:5]]]}")
+        # From float16 and bfloat16, rounded to nearest: one rounding of the exact value.
+        with np.errstate(over="ignore"):
+            x16 = x32.astype(np.float16)
+        y = device.put_bits(np.zeros(len(x16), np.uint8), TL_TYPES[name])
+        convert_kernel[(triton.cdiv(len(x16), 1024), )](device.put(x16), y, len(x16), ROUNDING="rtne", BLOCK=1024)
+        device.synchronize()
+        got = device.get_bits(y)
+        keep = check_nan_codes(got, x16, name)
+        np.testing.assert_array_equal(got[keep], fp8_round(x16, name, False)[keep], err_msg=f"f16 -> {name}")
+        xbf = (x32.view(np.uint32) >> 16).astype(np.uint16)
+        y = device.put_bits(np.zeros(len(xbf), np.uint8), TL_TYPES[name])
+        convert_kernel[(triton.cdiv(len(xbf), 1024), )](device.put_bf16(xbf), y, len(xbf), ROUNDING="rtne", BLOCK=1024)
+        device.synchronize()
+        got = device.get_bits(y)
+        keep = check_nan_codes(got, bf16_of(xbf), name)
+        np.testing.assert_array_equal(got[keep], fp8_round(bf16_of(xbf), name, False)[keep], err_msg=f"bf16 -> {name}")
+
+
+def check_float32_to_half_toward_zero(device: Device):
+    # tl.float16 and tl.bfloat16 with fp_downcast_rounding="rtz": the nearest
+    # value not larger in magnitude; finite values beyond the range stop at
+    # the largest finite one.
+    rng = np.random.default_rng(9)
+    x = np.concatenate([rng.standard_normal(3000) * np.exp2(rng.uniform(-30, 20, 3000)),
+                        [0.0, -0.0, np.inf, -np.inf, 65519.0, 65520.0, 1e6, -1e6, 2.0**-25, -3 * 2.0**-26, 3.4e38]])
+    x = x.astype(np.float32)
+    with np.errstate(over="ignore"):
+        nearest = x.astype(np.float16)
+    expected = np.where(np.abs(nearest.astype(np.float64)) > np.abs(x.astype(np.float64)),
+                        np.nextafter(nearest, np.float16(0)), nearest)
+    y = device.put(np.zeros(len(x), np.float16))
+    convert_kernel[(triton.cdiv(len(x), 1024), )](device.put(x), y, len(x), ROUNDING="rtz", BLOCK=1024)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(y), expected)
+    y = device.put_bf16(np.zeros(len(x), np.uint16))
+    convert_kernel[(triton.cdiv(len(x), 1024), )](device.put(x), y, len(x), ROUNDING="rtz", BLOCK=1024)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get_bf16(y), (x.view(np.uint32) >> 16).astype(np.uint16))
+
+
+@triton.jit
+def fp8_dot_kernel(a_ptr, b_ptr, c_ptr, c8_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+    # Selects and constants of fp8 move bits: negative products become 0.
+    c8 = c.to(c8_ptr.dtype.element_ty)
+    tl.store(c8_ptr + rm[:, None] * N + rn[None, :], tl.where(c > 0, c8, tl.zeros_like(c8)))
+
+
+def check_fp8_dot(device: Device):
+    rng = np.random.default_rng(10)
+    M, N, K = 32, 16, 64
+    for a_name, b_name in (("fp8e5", "fp8e5"), ("fp8e4nv", "fp8e5"), ("fp8e4nv", "fp8e4nv")):
+        # Small values: products and sums are exact in float32, so the result is too.
+        a = fp8_round(rng.integers(-6, 7, (M, K)).astype(np.float32) / 4, a_name, False)
+        b = fp8_round(rng.integers(-6, 7, (K, N)).astype(np.float32) / 2, b_name, False)
+        expected = fp8_values(a_name)[a] @ fp8_values(b_name)[b]
+        c = device.put(np.zeros((M, N), np.float32))
+        c8 = device.put_bits(np.zeros((M, N), np.uint8), tl.float8e4nv)
+        fp8_dot_kernel[(1, )](device.put_bits(a, TL_TYPES[a_name]), device.put_bits(b, TL_TYPES[b_name]), c, c8, M, N, K)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(c), expected.astype(np.float32), err_msg=f"{a_name} x {b_name}")
+        np.testing.assert_array_equal(device.get_bits(c8), np.where(expected > 0, fp8_round(expected, "fp8e4nv", False), 0))
+
+
+CHECKS = {
+    "fp8_to_wider": check_fp8_to_wider,
+    "float_to_fp8": check_float_to_fp8,
+    "float32_to_half_toward_zero": check_float32_to_half_toward_zero,
+    "fp8_dot": check_fp8_dot,
+}
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_float8_on_the_emulator(codegen_emulator, name):
+    CHECKS[name](EMULATOR)
+
+
+def test_reference_decodes_known_codes():
+    # The reference itself, against values from the formats' specifications.
+    assert fp8_values("fp8e4nv")[0x7E] == 448 and np.isnan(fp8_values("fp8e4nv")[0x7F])
+    assert fp8_values("fp8e4nv")[0x01] == 2.0**-9 and fp8_values("fp8e4nv")[0xB8] == -1
+    assert fp8_values("fp8e5")[0x7B] == 57344 and fp8_values("fp8e5")[0x7C] == np.inf
+    assert fp8_values("fp8e5")[0x01] == 2.0**-16 and np.isnan(fp8_values("fp8e5")[0x7D])
+    assert list(fp8_round(np.array([464.0, 480.0, -1e9, 2.0**-10, 3 * 2.0**-11]), "fp8e4nv", False)) == [0x7E, 0x7E, 0xFE, 0, 1]
