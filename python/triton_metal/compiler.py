@@ -151,13 +151,11 @@ class MetalOptions:
     # Floating-point formats: Apple GPUs have no fp8 arithmetic and no
     # tensor-float-32. 8-bit floats are storage formats here: loaded,
     # stored, converted in software and widened exactly for tl.dot: OCP's
-    # e4m3fn and e5m2, the formats of Triton's NVIDIA backend on current
-    # GPUs. Refused as there: AMD's FNUZ variants (the code generator has
-    # them too); and Triton's deprecated fp8e4b15, whose conversions Triton
-    # leaves to each backend's inline assembly.
+    # e4m3fn and e5m2, AMD's FNUZ variants, and Triton's deprecated
+    # fp8e4b15 (converted as Triton's NVIDIA backend does, below).
     # tl.dot accepts the reduced precisions NVIDIA's backend has (tf32 and
     # the split-bf16 emulations of fp32) and computes them in full fp32.
-    supported_fp8_dtypes: Tuple[str, ...] = ("fp8e4nv", "fp8e5")
+    supported_fp8_dtypes: Tuple[str, ...] = ("fp8e4b15", "fp8e4b8", "fp8e4nv", "fp8e5", "fp8e5b16")
     deprecated_fp8_dot_operand_dtypes: Tuple[str, ...] = ()
     default_dot_input_precision: str = "ieee"
     allowed_dot_input_precisions: Tuple[str, ...] = ("ieee", "tf32", "tf32x3", "bf16x3", "bf16x6")
@@ -208,6 +206,31 @@ def _min_dot_size(lhs_type, rhs_type):
     return (1, 1, 1)
 
 
+def _convert_fp8e4b15(input, dst_ty, fp_downcast_rounding=None, _semantic=None):
+    """Triton's fp8e4b15 (4 exponent bits with float16's bias 15, no
+    infinities or NaNs; MLIR has no such type, so TTIR carries it as
+    f8E4M3B11FNUZ) is converted by each backend: here with integer ops on the
+    bits, as Triton's NVIDIA backend does with inline PTX. Upcasts shift the
+    bits into a float16; downcasts round float32 toward zero to float16,
+    clamp the magnitude at 1.75 (a NaN too) and round the dropped float16
+    bits half up."""
+    import triton.language as tl
+    s = _semantic
+    if input.type.scalar.is_fp8e4b15():
+        bits = input.to(tl.uint8, bitcast=True, _semantic=s).to(tl.int32, _semantic=s)
+        half = bits.__and__(0x7F, _semantic=s).__lshift__(7, _semantic=s).__or__(
+            bits.__and__(0x80, _semantic=s).__lshift__(8, _semantic=s), _semantic=s)
+        value = half.to(tl.int16, _semantic=s).to(tl.float16, bitcast=True, _semantic=s)
+        return value if dst_ty.scalar.is_fp16() else value.to(dst_ty.scalar, _semantic=s)
+    if not input.type.scalar.is_fp16():
+        input = input.to(tl.float32, _semantic=s).to(tl.float16, fp_downcast_rounding="rtz", _semantic=s)
+    bits = input.to(tl.int16, bitcast=True, _semantic=s).to(tl.int32, _semantic=s).__and__(0xFFFF, _semantic=s)
+    magnitude = tl.minimum(bits.__and__(0x7FFF, _semantic=s), 0x3F00, _semantic=s)
+    rounded = magnitude.__mul__(2, _semantic=s).__add__(0x80, _semantic=s).__rshift__(8, _semantic=s)
+    code = rounded.__or__(bits.__rshift__(8, _semantic=s).__and__(0x80, _semantic=s), _semantic=s)
+    return code.to(tl.uint8, _semantic=s).to(tl.float8e4b15, bitcast=True, _semantic=s)
+
+
 class MetalBackend(BaseBackend):
     """Compiles Triton kernels for Apple GPUs (and for tmetal's CPU emulator)."""
 
@@ -255,7 +278,7 @@ class MetalBackend(BaseBackend):
         return (metadata.num_warps, metadata.shared)
 
     def get_codegen_implementation(self, options):
-        return {"min_dot_size": _min_dot_size}
+        return {"min_dot_size": _min_dot_size, "convert_custom_types": _convert_fp8e4b15}
 
     def get_module_map(self) -> Dict[str, ModuleType]:
         # No device library (libdevice) exists for Metal.

@@ -14,10 +14,9 @@ def inline_asm_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def fp8_fnuz_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs)
-    tl.store(out_ptr + offs, x.to(tl.float8e4b8).to(tl.float32))  # MARK:fp8e4b8
+def odd_range_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)  # MARK:range
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
 
 
 @triton.jit

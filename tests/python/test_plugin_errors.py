@@ -76,13 +76,13 @@ def test_code_generator_limits_name_kernel_file_and_line(codegen_emulator):
 
 
 def test_triton_frontend_errors_pass_through(emulator_driver):
-    # Constructs Triton itself rejects for this target (AMD's FNUZ fp8
-    # formats, refused as on NVIDIA GPUs) are reported by Triton, with the
-    # kernel's source line.
+    # Constructs Triton's frontend rejects (a range that is not a power of
+    # two) are reported by Triton, with the kernel's source line.
     from triton.compiler.errors import CompilationError
     x = triton_metal.tensor(np.ones(16, np.float32))
-    with pytest.raises(CompilationError, match="fp8e4b8 not supported in this architecture"):
-        bad.fp8_fnuz_kernel[(1, )](x, x, BLOCK=16)
+    with pytest.raises(CompilationError, match="power of 2") as info:
+        bad.odd_range_kernel[(1, )](x, x, BLOCK=12)
+    assert "offs = tl.arange(0, BLOCK)  # MARK:range" in str(info.value)  # the source line, quoted
 
 
 def test_fp8_arithmetic_names_the_line(emulator_driver):

@@ -18,17 +18,23 @@ import triton.language as tl
 from test_plugin_language import EMULATOR, Device
 
 # name: (exponent bits, mantissa bits, bias, specials) as Triton's formats
-# define them: "ieee" has infinities and NaNs, "fn" only the NaN S.1111.111.
+# define them: "ieee" has infinities and NaNs, "fn" only the NaN S.1111.111,
+# "fnuz" only the NaN 0x80 (no negative zero), "none" neither (fp8e4b15,
+# which only converts as Triton's NVIDIA backend does: check_fp8e4b15).
 FORMATS = {
     "fp8e5": (5, 2, 15, "ieee"),
     "fp8e4nv": (4, 3, 7, "fn"),
+    "fp8e4b8": (4, 3, 8, "fnuz"),
+    "fp8e5b16": (5, 2, 16, "fnuz"),
 }
-TL_TYPES = {"fp8e5": tl.float8e5, "fp8e4nv": tl.float8e4nv}
+ALL_FORMATS = dict(FORMATS, fp8e4b15=(4, 3, 15, "none"))
+TL_TYPES = {"fp8e5": tl.float8e5, "fp8e4nv": tl.float8e4nv, "fp8e4b8": tl.float8e4b8, "fp8e5b16": tl.float8e5b16,
+            "fp8e4b15": tl.float8e4b15}
 
 
 def fp8_values(name: str) -> np.ndarray:
     """The value of each of the 256 codes, as float64 (NaN where the code is one)."""
-    e_bits, m_bits, bias, specials = FORMATS[name]
+    e_bits, m_bits, bias, specials = ALL_FORMATS[name]
     codes = np.arange(256)
     exponent = (codes >> m_bits) & ((1 << e_bits) - 1)
     mantissa = codes & ((1 << m_bits) - 1)
@@ -39,8 +45,10 @@ def fp8_values(name: str) -> np.ndarray:
         top = exponent == (1 << e_bits) - 1
         values = np.where(top & (mantissa == 0), np.copysign(np.inf, values), values)
         values = np.where(top & (mantissa != 0), np.nan, values)
-    else:
+    elif specials == "fn":
         values = np.where((codes & 0x7F) == 0x7F, np.nan, values)
+    elif specials == "fnuz":
+        values = np.where(codes == 0x80, np.nan, values)
     return values
 
 
@@ -60,8 +68,8 @@ def fp8_round(x: np.ndarray, name: str, toward_zero: bool) -> np.ndarray:
         up = (magnitude - below > above - magnitude) | ((magnitude - below == above - magnitude) & (codes[index] & 1 == 1))
         code = np.where(up, codes[np.minimum(index + 1, len(codes) - 1)], codes[index])
     code = np.where(magnitude >= positive[-1], codes[-1], code)  # saturate (infinities too)
-    code = code | np.where(np.signbit(x), 0x80, 0)
-    return code.astype(np.uint8)
+    negative = np.signbit(x) & ((code != 0) | (FORMATS[name][3] != "fnuz"))  # FNUZ: no -0
+    return (code | np.where(negative, 0x80, 0)).astype(np.uint8)
 
 
 def check_nan_codes(got: np.ndarray, x: np.ndarray, name: str):
@@ -91,14 +99,15 @@ def bf16_of(bits: np.ndarray) -> np.ndarray:
 
 def check_fp8_to_wider(device: Device):
     codes = np.arange(256, dtype=np.uint8)
-    for name in FORMATS:
+    for name in ALL_FORMATS:
         expected = fp8_values(name)
         x = device.put_bits(codes, TL_TYPES[name])
         for out in (np.float32, np.float16):
             y = device.put(np.zeros(256, out))
             upcast_kernel[(1, )](x, y, 256, BLOCK=256)
             device.synchronize()
-            got = device.get(y).astype(np.float64)
+            with np.errstate(invalid="ignore"):
+                got = device.get(y).astype(np.float64)
             np.testing.assert_array_equal(np.isnan(got), np.isnan(expected), err_msg=f"{name} -> {out}")
             np.testing.assert_array_equal(got[~np.isnan(got)], expected[~np.isnan(expected)], err_msg=f"{name} -> {out}")
         y = device.put_bf16(np.zeros(256, np.uint16))
@@ -179,6 +188,44 @@ def check_float32_to_half_toward_zero(device: Device):
 
 
 @triton.jit
+def abs_kernel(x_ptr, abs_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(abs_ptr + offs, tl.abs(tl.load(x_ptr + offs)))
+
+
+def check_fp8_abs(device: Device):
+    # tl.abs clears the sign bit; in the FNUZ formats the NaN 0x80 stays.
+    codes = np.arange(256, dtype=np.uint8)
+    for name in FORMATS:
+        fnuz = FORMATS[name][3] == "fnuz"
+        keep = fnuz & (codes == 0x80)
+        absolute = device.put_bits(np.zeros(256, np.uint8), TL_TYPES[name])
+        abs_kernel[(1, )](device.put_bits(codes, TL_TYPES[name]), absolute, BLOCK=256)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get_bits(absolute), np.where(keep, codes, codes & 0x7F), err_msg=name)
+
+
+def check_fp8e4b15(device: Device):
+    # Triton's own conversion: float32 rounds toward zero to float16, whose
+    # magnitude is clamped at 1.75 (NaN too) and rounded half up to 3
+    # mantissa bits. Every code but the top two (1.875) comes back.
+    codes = np.arange(256, dtype=np.uint8)
+    values = fp8_values("fp8e4b15").astype(np.float32)
+    y = device.put_bits(np.zeros(256, np.uint8), tl.float8e4b15)
+    convert_kernel[(1, )](device.put(values), y, 256, ROUNDING="rtne", BLOCK=256)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get_bits(y), np.where((codes & 0x7F) == 0x7F, codes - 1, codes))
+    x = np.array([0.3, -0.3, 5.0, np.nan, -np.inf, 2.0**-18, 1.0 + 2.0**-4, 1.0 + 2.0**-4 - 2.0**-12], np.float32)
+    y = device.put_bits(np.zeros(len(x), np.uint8), tl.float8e4b15)
+    convert_kernel[(1, )](device.put(x), y, len(x), ROUNDING="rtne", BLOCK=8)
+    device.synchronize()
+    # 0.3: f16 0.29980 = 1.1992 * 2^-2, half up to 1.25; half of the
+    # smallest subnormal rounds up; 1 + 2^-4 is a tie (up), a hair below it
+    # is not (once through float16 toward zero).
+    assert list(device.get_bits(y)) == [0x6A, 0xEA, 0x7E, 0x7E, 0xFE, 0x01, 0x79, 0x78]
+
+
+@triton.jit
 def fp8_dot_kernel(a_ptr, b_ptr, c_ptr, c8_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
     a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
@@ -211,6 +258,8 @@ CHECKS = {
     "float_to_fp8": check_float_to_fp8,
     "float32_to_half_toward_zero": check_float32_to_half_toward_zero,
     "fp8_dot": check_fp8_dot,
+    "fp8e4b15": check_fp8e4b15,
+    "fp8_abs": check_fp8_abs,
 }
 
 

@@ -121,6 +121,7 @@ class KernelLowering {
   // 0, 0.0 or false of a scalar type.
   std::string zeroOf(const ir::Type& scalar) const;
   std::string castExpr(const ir::Operation& op, const std::string& arg);
+  std::string float8AbsExpr(const std::string& x, ir::ScalarKind k) const;
   std::string float8CastExpr(const ir::Operation& op, const std::string& arg, ir::ScalarKind from, ir::ScalarKind to);
   std::string compareExpr(const ir::Operation& op, const std::vector<std::string>& args) const;
   // Whether every element of x is a multiple of `divisor` (a power of two)

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/ir/float_bits.h"
 #include "tmetal/support/diagnostic.h"
 #include "tmetal/support/power_of_two.h"
 
@@ -168,6 +169,14 @@ std::string KernelLowering::float8CastExpr(const ir::Operation& op, const std::s
     default:
       op.fail("is not a conversion of 8-bit floats");
   }
+}
+
+// The absolute value of an 8-bit float clears its sign bit, except in the
+// FNUZ formats' NaN, 0x80.
+std::string KernelLowering::float8AbsExpr(const std::string& x, ScalarKind k) const {
+  const std::string cleared = dialect_.convert(x + " & 0x7f", dialect_.scalarType(k));
+  if (ir::floatFormat(k).specials != ir::FloatFormat::Specials::NegativeZeroIsNan) return cleared;
+  return "(" + x + " == 0x80 ? " + x + " : " + cleared + ")";
 }
 
 std::string KernelLowering::castExpr(const ir::Operation& op, const std::string& a) {
@@ -359,7 +368,9 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
     case OpKind::MathErf: return mathExpr(op, MathFn::Erf, a);
     case OpKind::MathFloor: return mathExpr(op, MathFn::Floor, a);
     case OpKind::MathCeil: return mathExpr(op, MathFn::Ceil, a);
-    case OpKind::MathAbsF: return mathExpr(op, MathFn::AbsF, a);
+    case OpKind::MathAbsF:
+      if (ir::isFloat8Kind(rk)) return float8AbsExpr(a[0], rk);
+      return mathExpr(op, MathFn::AbsF, a);
     case OpKind::MathFma: return mathExpr(op, MathFn::Fma, a);
     case OpKind::TtPreciseDivF: return mathExpr(op, MathFn::Div, a);
     case OpKind::MathAbsI: return a[0] + " < 0 ? " + back("-" + a[0]) + " : " + a[0];

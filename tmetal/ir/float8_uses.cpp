@@ -27,6 +27,7 @@ bool acceptsFloat8(OpKind kind) {
     case OpKind::TtBitcast:
     case OpKind::ArithBitcast:
     case OpKind::ArithSelect:
+    case OpKind::MathAbsF:  // the sign bit only
     case OpKind::ArithConstant:
     case OpKind::TtAddPtr:  // pointers to 8-bit floats
     // tt.dot widens its 8-bit operands exactly before multiplying.

@@ -1,7 +1,8 @@
 // 8-bit floats are storage formats: no GPU tmetal targets computes in them
 // (Apple GPUs have no fp8 arithmetic; Triton's own NVIDIA backend converts
 // them before computing too). A kernel may load, store, move, select,
-// reinterpret and convert them, and multiply them in tt.dot; any other op on
+// take the absolute value of (the sign bit), reinterpret and convert
+// them, and multiply them in tt.dot; any other op on
 // them is refused here, once, for the interpreter and every code generator.
 #pragma once
 
