@@ -1,6 +1,6 @@
 """8-bit floats through the real frontend and the emulator: conversions from
-and to every float type with both rounding modes, saturation, NaN, and fp8
-operands of tl.dot. Apple GPUs have no fp8 arithmetic; tmetal keeps fp8 as
+and to every float type with both rounding modes, saturation, NaN, fp8
+operands of tl.dot, and tl.dot_scaled (microscaling formats). Apple GPUs have no fp8 arithmetic; tmetal keeps fp8 as
 bits and converts in software (codegen/float_conversions.h), so these checks
 pin that software to an independent reference written here: every fp8 code
 decoded by its formula, and rounding done by searching the sorted values.
@@ -253,6 +253,90 @@ def check_fp8_dot(device: Device):
         np.testing.assert_array_equal(device.get_bits(c8), np.where(expected > 0, fp8_round(expected, "fp8e4nv", False), 0))
 
 
+@triton.jit
+def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr,
+                      K: tl.constexpr, A_FORMAT: tl.constexpr, B_FORMAT: tl.constexpr, A_SCALED: tl.constexpr,
+                      B_SCALED: tl.constexpr, FAST: tl.constexpr):
+    A_K: tl.constexpr = K // 2 if A_FORMAT == "e2m1" else K
+    B_K: tl.constexpr = K // 2 if B_FORMAT == "e2m1" else K
+    rm, rn = tl.arange(0, M), tl.arange(0, N)
+    a = tl.load(a_ptr + rm[:, None] * A_K + tl.arange(0, A_K)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, B_K)[:, None] * N + rn[None, :])
+    a_scale = None
+    b_scale = None
+    if A_SCALED:
+        a_scale = tl.load(a_scale_ptr + rm[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+    if B_SCALED:
+        b_scale = tl.load(b_scale_ptr + rn[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+    c = tl.dot_scaled(a, a_scale, A_FORMAT, b, b_scale, B_FORMAT, fast_math=FAST)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+E2M1_VALUES = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
+
+
+def mx_operand(rng, fmt: str, rows: int, k: int, device: Device, is_b: bool):
+    """Random data of `fmt` laid out as tl.dot_scaled takes it (K-major; e2m1
+    two a byte along K, the low nibble first), and its values [rows, K]."""
+    if fmt == "e2m1":
+        packed = rng.integers(0, 256, (rows, k // 2), dtype=np.uint8)
+        values = np.empty((rows, k))
+        values[:, 0::2], values[:, 1::2] = E2M1_VALUES[packed & 15], E2M1_VALUES[packed >> 4]
+        data = packed.T.copy() if is_b else packed
+        return device.put(data), values
+    if fmt in ("e4m3", "e5m2"):
+        name = "fp8e4nv" if fmt == "e4m3" else "fp8e5"
+        codes = rng.integers(0, 256, (rows, k), dtype=np.uint8)
+        codes[np.isnan(fp8_values(name)[codes]) | np.isinf(fp8_values(name)[codes])] = 0x30
+        data = codes.T.copy() if is_b else codes
+        return device.put_bits(data, TL_TYPES[name]), fp8_values(name)[codes]
+    values = rng.integers(-8, 9, (rows, k)) / 4.0
+    data = (values.T.copy() if is_b else values)
+    if fmt == "bf16":
+        return device.put_bf16((data.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)), values
+    return device.put(data.astype(np.float16)), values
+
+
+def check_dot_scaled(device: Device):
+    # tl.dot_scaled against NumPy: each operand's values times 2^(s - 127)
+    # for its block of 32 along K, then a float64 product.
+    rng = np.random.default_rng(11)
+    M, N, K = 32, 16, 64
+    cases = [("e2m1", "e4m3", True, True), ("e4m3", "e5m2", True, False), ("e2m1", "e2m1", True, True),
+             ("bf16", "e2m1", False, True), ("fp16", "e4m3", False, True), ("e5m2", "bf16", True, False)]
+    for a_format, b_format, a_scaled, b_scaled in cases:
+        a, a_values = mx_operand(rng, a_format, M, K, device, False)
+        b, b_values = mx_operand(rng, b_format, N, K, device, True)
+        a_scale = rng.integers(124, 131, (M, K // 32), dtype=np.uint8)
+        b_scale = rng.integers(124, 131, (N, K // 32), dtype=np.uint8)
+        if a_scaled:
+            a_values = a_values * np.repeat(2.0**(a_scale.astype(np.float64) - 127), 32, axis=1)
+        if b_scaled:
+            b_values = b_values * np.repeat(2.0**(b_scale.astype(np.float64) - 127), 32, axis=1)
+        expected = a_values @ b_values.T
+        c = device.put(np.zeros((M, N), np.float32))
+        dot_scaled_kernel[(1, )](a, device.put(a_scale), b, device.put(b_scale), c, M, N, K, a_format, b_format,
+                                 a_scaled, b_scaled, False)
+        device.synchronize()
+        np.testing.assert_allclose(device.get(c), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max(),
+                                   err_msg=f"{a_format} x {b_format}")
+    # A scale of 0xFF is NaN; fast_math skips that check, and the factor is
+    # then 2^128 = inf (all-ones e4m3 operands: +inf sums instead of NaN).
+    ones = np.full((M, K), 0x38, np.uint8)
+    a_scale = np.full((M, K // 32), 127, np.uint8)
+    a_scale[3, 1] = 0xFF
+    for fast in (False, True):
+        c = device.put(np.zeros((M, N), np.float32))
+        dot_scaled_kernel[(1, )](device.put_bits(ones, tl.float8e4nv), device.put(a_scale),
+                                 device.put_bits(np.full((K, N), 0x38, np.uint8), tl.float8e4nv), device.put(a_scale[:N]),
+                                 c, M, N, K, "e4m3", "e4m3", True, False, fast)
+        device.synchronize()
+        got = device.get(c)
+        expected = np.full((M, N), float(K), np.float32)
+        expected[3] = np.inf if fast else np.nan
+        np.testing.assert_array_equal(got, expected, err_msg=f"fast_math={fast}")
+
+
 CHECKS = {
     "fp8_to_wider": check_fp8_to_wider,
     "float_to_fp8": check_float_to_fp8,
@@ -260,6 +344,7 @@ CHECKS = {
     "fp8_dot": check_fp8_dot,
     "fp8e4b15": check_fp8e4b15,
     "fp8_abs": check_fp8_abs,
+    "dot_scaled": check_dot_scaled,
 }
 
 

@@ -132,6 +132,22 @@ TEST(CodegenErrors, DoublePrecisionIsRejectedOnAppleGpus) {
             "precision");
 }
 
+TEST(CodegenErrors, DotScaledScalesMustCoverBlocksOf32) {
+  const std::string ttir = R"(module {
+  tt.func public @mx(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x16xf8E5M2>, %s: tensor<16x3xi8>) {
+    %acc = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %c = tt.dot_scaled %a scale %s, %b, %acc lhs = e4m3 rhs = e5m2 {fastMath = false} : tensor<16x64xf8E4M3FN>, tensor<16x3xi8> * tensor<64x16xf8E5M2> -> tensor<16x16xf32>
+    tt.return
+  }
+}
+)";
+  CompileError e = compileError(ttir);
+  EXPECT_EQ(e.pos().str(), "kernel.ttir:4:5");
+  EXPECT_EQ(e.message(),
+            "'tt.dot_scaled': the scale of a must be tensor<16x2xi8> (one per 32 elements of K), found "
+            "tensor<16x3xi8>");
+}
+
 TEST(CodegenErrors, UnsupportedOpsNameTheOpAndLine) {
   // A CUDA libdevice function: Metal has no such library.
   std::string source = kHistogram;

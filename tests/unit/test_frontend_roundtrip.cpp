@@ -171,6 +171,9 @@ const char* const kEveryOp = R"ttir(module {
     }) : (tensor<4xf32>) -> tensor<4xf32>
     %acc = arith.constant dense<0.000000e+00> : tensor<4x4xf32>
     %71 = tt.dot %a, %b, %acc, inputPrecision = tf32 : tensor<4x8xf16> * tensor<8x4xf16> -> tensor<4x4xf32>
+    %scales = arith.constant dense<127> : tensor<4x1xi8>
+    %ds0 = tt.dot_scaled %a, %b scale %scales, %acc lhs = fp16 rhs = fp16 {fastMath = false} : tensor<4x8xf16> * tensor<8x4xf16>, tensor<4x1xi8> -> tensor<4x4xf32>
+    %ds1 = tt.dot_scaled %a scale %scales, %b, %71 lhs = fp16 rhs = bf16 {fastMath = true} : tensor<4x8xf16>, tensor<4x1xi8> * tensor<8x4xf16> -> tensor<4x4xf32>
     %72 = tt.atomic_rmw fadd, acq_rel, gpu, %67, %68, %29 : (tensor<4x!tt.ptr<f32>>, tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
     %73 = tt.atomic_cas acq_rel, gpu, %67, %68, %72 : (tensor<4x!tt.ptr<f32>>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     %c0 = arith.constant 0 : i32

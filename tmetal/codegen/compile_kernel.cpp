@@ -9,6 +9,7 @@
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/codegen/msl_dialect.h"
 #include "tmetal/codegen/target_checks.h"
+#include "tmetal/ir/decompose_dot_scaled.h"
 #include "tmetal/ir/inline_calls.h"
 #include "tmetal/layout/blocked_layout_choice.h"
 #include "tmetal/layout/layout_assignment.h"
@@ -117,7 +118,11 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   // Calls are lowered as copies of the functions they call.
   std::unique_ptr<ir::Function> inlined;
   if (ir::hasCalls(*module.kernel())) inlined = ir::inlineCalls(module, *module.kernel());
-  const ir::Function& fn = inlined ? *inlined : *module.kernel();
+  // tt.dot_scaled becomes upcasts and a tt.dot (decompose_dot_scaled.h).
+  std::unique_ptr<ir::Function> decomposed;
+  const ir::Function* kernel = inlined ? inlined.get() : module.kernel();
+  if (ir::hasDotScaled(*kernel)) decomposed = ir::decomposeDotScaled(*kernel);
+  const ir::Function& fn = decomposed ? *decomposed : *kernel;
   hw::HardwareProfile profile = profileFor(options);
   // The CUDA target measures what Metal would run, so it is held to an Apple
   // GPU's limits (threadgroup memory, types) as well as to the NVIDIA part's,

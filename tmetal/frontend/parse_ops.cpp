@@ -27,6 +27,7 @@ std::unique_ptr<ir::Operation> TtirParser::parsePrettyOp(PendingOp& op) {
     case ir::OpSyntax::AtomicRMW: return parseAtomic(op, true);
     case ir::OpSyntax::AtomicCAS: return parseAtomic(op, false);
     case ir::OpSyntax::Dot: return parseDot(op);
+    case ir::OpSyntax::DotScaled: return parseDotScaled(op);
     case ir::OpSyntax::MakeTensorPtr: return parseMakeTensorPtr(op);
     case ir::OpSyntax::Advance: return parseAdvance(op);
     case ir::OpSyntax::Functional: return parseFunctional(op);
@@ -308,6 +309,46 @@ std::unique_ptr<ir::Operation> TtirParser::parseDot(PendingOp& op) {
   expect(TokenKind::Arrow, "before the result type");
   Type c = parseType();
   return makeOp(op, resolveAll(refs, {a, b, c}), {c}, std::move(attrs));
+}
+
+std::unique_ptr<ir::Operation> TtirParser::parseDotScaled(PendingOp& op) {
+  // %a [scale %sa], %b [scale %sb], %c lhs = T rhs = T {attrs}? : A[, SA] * B[, SB] -> C
+  std::vector<OperandRef> refs;
+  bool hasScale[2] = {false, false};
+  for (int side = 0; side < 2; ++side) {
+    refs.push_back(parseOperandRef());
+    if (consumeKeyword("scale")) {
+      refs.push_back(parseOperandRef());
+      hasScale[side] = true;
+    }
+    expect(TokenKind::Comma, side == 0 ? "after a (and its scale)" : "after b (and its scale)");
+  }
+  refs.push_back(parseOperandRef());
+  ir::AttrList attrs;
+  for (const char* side : {"lhs", "rhs"}) {
+    Token keyword = expectKeyword(side, "of tt.dot_scaled");
+    expect(TokenKind::Equal, std::string("after '") + side + "'");
+    setUniqueAttr(attrs, keyword, side,
+                  ir::Attribute::symbol(parseEnumKeyword("as an operand format (e2m1, e4m3, e5m2, bf16, fp16)")));
+  }
+  parseOptionalAttrDict(attrs);
+  attrs.set("operandSegmentSizes", ir::Attribute::denseArray({1, hasScale[0] ? 1 : 0, 1, hasScale[1] ? 1 : 0, 1}));
+  expect(TokenKind::Colon, "before the operand types");
+  std::vector<Type> types{parseType()};
+  if (hasScale[0]) {
+    expect(TokenKind::Comma, "before the type of a's scale");
+    types.push_back(parseType());
+  }
+  expect(TokenKind::Star, "between the types of a and b");
+  types.push_back(parseType());
+  if (hasScale[1]) {
+    expect(TokenKind::Comma, "before the type of b's scale");
+    types.push_back(parseType());
+  }
+  expect(TokenKind::Arrow, "before the result type");
+  Type c = parseType();
+  types.push_back(c);
+  return makeOp(op, resolveAll(refs, types), {c}, std::move(attrs));
 }
 
 std::unique_ptr<ir::Operation> TtirParser::parseMakeTensorPtr(PendingOp& op) {

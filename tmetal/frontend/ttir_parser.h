@@ -215,6 +215,7 @@ class TtirParser {
   std::unique_ptr<ir::Operation> parseLoadStore(PendingOp& op, bool isLoad);
   std::unique_ptr<ir::Operation> parseAtomic(PendingOp& op, bool isRmw);
   std::unique_ptr<ir::Operation> parseDot(PendingOp& op);
+  std::unique_ptr<ir::Operation> parseDotScaled(PendingOp& op);
   std::unique_ptr<ir::Operation> parseMakeTensorPtr(PendingOp& op);
   std::unique_ptr<ir::Operation> parseAdvance(PendingOp& op);
   std::unique_ptr<ir::Operation> parseFunctional(PendingOp& op);

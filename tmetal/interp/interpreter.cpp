@@ -1,6 +1,7 @@
 #include "tmetal/interp/interpreter.h"
 
 #include "tmetal/interp/float_format.h"
+#include "tmetal/ir/decompose_dot_scaled.h"
 #include "tmetal/ir/float8_uses.h"
 #include "tmetal/interp/program_executor.h"
 #include "tmetal/interp/scalar_semantics.h"
@@ -47,8 +48,12 @@ RuntimeValue argumentValue(const ir::Function& kernel, size_t i, KernelArg& arg)
 
 }  // namespace
 
-void interpret(const ir::Function& kernel, std::vector<KernelArg>& args, std::array<int64_t, 3> grid,
+void interpret(const ir::Function& original, std::vector<KernelArg>& args, std::array<int64_t, 3> grid,
                const InterpretOptions& options) {
+  // tt.dot_scaled runs as the ops the code generator lowers it to.
+  std::unique_ptr<ir::Function> decomposed;
+  if (ir::hasDotScaled(original)) decomposed = ir::decomposeDotScaled(original);
+  const ir::Function& kernel = decomposed ? *decomposed : original;
   SourcePos kernelPos = kernel.loc().userPos();
   if (std::string problem = gridProblem(grid); !problem.empty()) throw CompileError(kernelPos, problem);
   if (args.size() != kernel.numArguments())

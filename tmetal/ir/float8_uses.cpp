@@ -32,6 +32,7 @@ bool acceptsFloat8(OpKind kind) {
     case OpKind::TtAddPtr:  // pointers to 8-bit floats
     // tt.dot widens its 8-bit operands exactly before multiplying.
     case OpKind::TtDot:
+    case OpKind::TtDotScaled:
       return true;
     // Atomics and prints would compute with (or format) the value.
     case OpKind::TtAtomicRMW:

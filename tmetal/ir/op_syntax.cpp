@@ -44,6 +44,7 @@ OpSyntax opSyntax(OpKind kind) {
     case OpKind::TtAtomicRMW: return OpSyntax::AtomicRMW;
     case OpKind::TtAtomicCAS: return OpSyntax::AtomicCAS;
     case OpKind::TtDot: return OpSyntax::Dot;
+    case OpKind::TtDotScaled: return OpSyntax::DotScaled;
     case OpKind::TtMakeBlockPtr: return OpSyntax::MakeTensorPtr;
     case OpKind::TtAdvance: return OpSyntax::Advance;
     case OpKind::TtExternElementwise: return OpSyntax::Functional;

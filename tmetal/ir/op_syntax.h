@@ -29,6 +29,8 @@ enum class OpSyntax {
   AtomicRMW,       // tt.atomic_rmw fadd, acq_rel, gpu, %p, %v [, %m] {attrs}? : (P, V[, M]) -> R
   AtomicCAS,       // tt.atomic_cas acq_rel, gpu, %p, %cmp, %v {attrs}? : (P, C, V) -> R
   Dot,             // tt.dot %a, %b, %c [, inputPrecision = tf32] {attrs}? : A * B -> C
+  DotScaled,       // tt.dot_scaled %a [scale %sa], %b [scale %sb], %c lhs = e2m1 rhs = bf16 {attrs}?
+                   //   : A[, SA] * B[, SB] -> C
   MakeTensorPtr,   // tt.make_tensor_ptr %base, [%shape..], [%strides..], [%offsets..] {order = ..} : <tensor<..>>
   Advance,         // tt.advance %p, [%offsets..] {attrs}? : <tensor<..>>
   Functional,      // tt.extern_elementwise %a, %b {attrs} : (A, B) -> R

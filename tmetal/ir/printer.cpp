@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "tmetal/ir/decompose_dot_scaled.h"
 #include "tmetal/ir/float_bits.h"
 #include "tmetal/ir/op_syntax.h"
 #include "tmetal/ir/text_syntax.h"
@@ -483,6 +484,20 @@ bool Printer::pretty(const Operation& op, int level) {
         attrDict(op.attrs(), {});
       }
       out_ += " : " + t(0).str() + " * " + t(1).str() + " -> " + r(0).str();
+      return true;
+    }
+    case OpSyntax::DotScaled: {
+      const Attribute* lhs = keyword(op, "lhs");
+      const Attribute* rhs = keyword(op, "rhs");
+      if (!lhs || !rhs || op.numResults() != 1) return false;
+      const DotScaledOperands in = dotScaledOperands(op);
+      if (!in.a || !in.b || !in.acc || r(0) != in.acc->type()) return false;
+      out_ += op.name() + " " + use(in.a) + (in.aScale ? " scale " + use(in.aScale) : "") + ", " + use(in.b) +
+              (in.bScale ? " scale " + use(in.bScale) : "") + ", " + use(in.acc) + " lhs = " + lhs->asString() +
+              " rhs = " + rhs->asString();
+      attrDict(op.attrs(), {"lhs", "rhs", "operandSegmentSizes"});
+      out_ += " : " + in.a->type().str() + (in.aScale ? ", " + in.aScale->type().str() : "") + " * " +
+              in.b->type().str() + (in.bScale ? ", " + in.bScale->type().str() : "") + " -> " + r(0).str();
       return true;
     }
     case OpSyntax::MakeTensorPtr: {

@@ -6,6 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "tmetal/ir/decompose_dot_scaled.h"
 #include "tmetal/ir/op_syntax.h"
 #include "tmetal/ir/text_syntax.h"
 
@@ -198,6 +199,7 @@ class Verifier {
   void checkWhile(const Operation& op);
   void checkConstant(const Operation& op);
   void checkDot(const Operation& op);
+  void checkDotScaled(const Operation& op);
   void checkBlockPointerOp(const Operation& op);
   void checkMisc(const Operation& op);
 
@@ -229,6 +231,7 @@ void Verifier::checkOp(const Operation& op) {
     case OpSyntax::AtomicRMW:
     case OpSyntax::AtomicCAS: return checkMemoryOp(op);
     case OpSyntax::Dot: return checkDot(op);
+    case OpSyntax::DotScaled: return checkDotScaled(op);
     case OpSyntax::MakeTensorPtr:
     case OpSyntax::Advance: return checkBlockPointerOp(op);
     case OpSyntax::Arrow:
@@ -497,6 +500,28 @@ void Verifier::checkMemoryOp(const Operation& op) {
     expectType(op, "the new value", type(op, 2), loaded);
   }
   expectType(op, "the result", resultType(op), loaded);
+}
+
+void Verifier::checkDotScaled(const Operation& op) {
+  if (op.numResults() != 1) op.fail("must have one result");
+  const Attribute* segments = op.attr("operandSegmentSizes");
+  if (!segments || segments->kind() != Attribute::Kind::DenseArray || segments->ints().size() != 5)
+    op.fail("needs attribute 'operandSegmentSizes' (which of a, a_scale, b, b_scale, acc are there)");
+  for (size_t i = 0; i < 5; ++i)
+    if (segments->ints()[i] != (i % 2 ? 0 : 1) && segments->ints()[i] != 1)
+      op.fail("attribute 'operandSegmentSizes' must be 1, 0|1, 1, 0|1, 1");
+  const DotScaledOperands in = dotScaledOperands(op);
+  enumAttr(op, "lhs", {"e2m1", "e4m3", "e5m2", "bf16", "fp16"}, true);
+  enumAttr(op, "rhs", {"e2m1", "e4m3", "e5m2", "bf16", "fp16"}, true);
+  const Type& a = in.a->type();
+  const Type& b = in.b->type();
+  const Type& c = in.acc->type();
+  expectType(op, "the result", resultType(op), c);
+  if (!a.isTensor() || !b.isTensor() || !c.isTensor() || a.rank() != 2 || b.rank() != 2 || c.rank() != 2)
+    op.fail("multiplies rank-2 tensors, found " + quoted(a) + " * " + quoted(b) + " -> " + quoted(c));
+  if (c.element() != Type::f32()) op.fail("accumulates in f32, found " + quoted(c));
+  if (const Attribute* f = op.attr("fastMath"); f && f->kind() != Attribute::Kind::Bool)
+    op.fail("attribute 'fastMath' must be a boolean");
 }
 
 void Verifier::checkDot(const Operation& op) {

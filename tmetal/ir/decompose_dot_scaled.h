@@ -1,0 +1,39 @@
+// tt.dot_scaled (tl.dot_scaled: microscaling "MX" matmuls) multiplies A and
+// B whose elements come in blocks of 32 along K that share one power-of-two
+// scale (e8m0: 2^(s - 127); s = 0xFF is NaN). Apple GPUs have no such
+// instruction, so the op becomes ordinary ops before anything else sees it,
+// as Triton decomposes it for GPUs without native support:
+//
+//   each operand is widened to the compute type (bf16, or f16 when either
+//   operand is fp16): e4m3/e5m2 by tt.fp_to_fp (exact), e2m1 (two per byte
+//   along K, the low nibble first) by integer ops on its bits and a
+//   tt.join + reshape that unpacks the pairs;
+//   each scale becomes 2^(s - 127) in the compute type (s = 0 gives 0, as
+//   Triton's own reference does), is broadcast over its 32 elements of K and
+//   multiplies the operand; where s = 0xFF the product is NaN unless
+//   fastMath;
+//   then one tt.dot of the two, accumulating in f32.
+#pragma once
+
+#include <memory>
+
+#include "tmetal/ir/module.h"
+
+namespace tmetal::ir {
+
+// The operands of a tt.dot_scaled; the scales are null where absent.
+struct DotScaledOperands {
+  Value* a = nullptr;
+  Value* aScale = nullptr;
+  Value* b = nullptr;
+  Value* bScale = nullptr;
+  Value* acc = nullptr;
+};
+DotScaledOperands dotScaledOperands(const Operation& op);
+
+bool hasDotScaled(const Function& fn);
+
+// A copy of `kernel` with every tt.dot_scaled replaced as above.
+std::unique_ptr<Function> decomposeDotScaled(const Function& kernel);
+
+}  // namespace tmetal::ir
