@@ -25,7 +25,7 @@ def test_defaults(backend, monkeypatch):
     assert options.layout == "COALESCED" and options.fast_math is False
     assert options.hardware == "apple-generic" and options.arch == "emulator:apple-generic"
     assert options.emulator and options.metallib is False
-    assert options.supported_fp8_dtypes == ("fp8e4nv", "fp8e5") and options.default_dot_input_precision == "ieee"
+    assert options.supported_fp8_dtypes == ("fp8e4b15", "fp8e4b8", "fp8e4nv", "fp8e5", "fp8e5b16") and options.default_dot_input_precision == "ieee"
 
 
 def test_launch_options_are_taken(backend):
