@@ -38,4 +38,18 @@ void cloneInto(const Operation& op, ValueMapping& m, Block& into, const CloneHoo
   }
 }
 
+std::unique_ptr<Function> cloneFunction(const Function& fn, const CloneHooks& hooks) {
+  auto copy = std::make_unique<Function>(fn.name(), fn.isPublic());
+  ValueMapping m;
+  for (size_t i = 0; i < fn.numArguments(); ++i) {
+    const Value* a = fn.argument(i);
+    m[a] = copy->addArgument(a->type(), a->name(), fn.argAttrs(i), a->loc());
+  }
+  copy->resultTypes() = fn.resultTypes();
+  copy->attrs() = fn.attrs();
+  copy->setLoc(fn.loc());
+  for (const auto& op : fn.entry()->ops()) cloneInto(*op, m, *copy->entry(), hooks);
+  return copy;
+}
+
 }  // namespace tmetal::ir

@@ -1,12 +1,14 @@
 // Copying ops: the reader copies blocks into every path that reaches them
 // (structurize_returns), the code generator copies a called function's body
-// into its caller (inline_calls).
+// into its caller (inline_calls) and kernels with tt.dot_scaled
+// (decompose_dot_scaled).
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <unordered_map>
 
+#include "tmetal/ir/module.h"
 #include "tmetal/ir/operation.h"
 
 namespace tmetal::ir {
@@ -26,5 +28,9 @@ struct CloneHooks {
 // Appends a copy of `op` (with its regions) to `into`, its operands mapped
 // through m, and records in m the copies of its results and block arguments.
 void cloneInto(const Operation& op, ValueMapping& m, Block& into, const CloneHooks& hooks = {});
+
+// A copy of a single-block function (arguments, attributes, location and
+// body), each op of its body passed through cloneInto with `hooks`.
+std::unique_ptr<Function> cloneFunction(const Function& fn, const CloneHooks& hooks = {});
 
 }  // namespace tmetal::ir

@@ -174,23 +174,13 @@ class Decomposer {
 }  // namespace
 
 std::unique_ptr<Function> decomposeDotScaled(const Function& kernel) {
-  auto copy = std::make_unique<Function>(kernel.name(), kernel.isPublic());
-  ValueMapping m;
-  for (size_t i = 0; i < kernel.numArguments(); ++i) {
-    const Value* a = kernel.argument(i);
-    m[a] = copy->addArgument(a->type(), a->name(), kernel.argAttrs(i), a->loc());
-  }
-  copy->resultTypes() = kernel.resultTypes();
-  copy->attrs() = kernel.attrs();
-  copy->setLoc(kernel.loc());
   CloneHooks hooks;
   hooks.replace = [](const Operation& op, ValueMapping& mapping, Block& into) {
     if (op.kind() != OpKind::TtDotScaled) return false;
     Decomposer(op, mapping, into).run();
     return true;
   };
-  for (const auto& op : kernel.entry()->ops()) cloneInto(*op, m, *copy->entry(), hooks);
-  return copy;
+  return cloneFunction(kernel, hooks);
 }
 
 }  // namespace tmetal::ir

@@ -26,9 +26,7 @@ class Inliner {
     };
   }
 
-  void copyBody(const Function& from, ValueMapping& m, Block& into) {
-    for (const auto& op : from.entry()->ops()) cloneInto(*op, m, into, hooks_);
-  }
+  const CloneHooks& hooks() const { return hooks_; }
 
  private:
   void inlineCall(const Operation& call, ValueMapping& m, Block& into) {
@@ -72,17 +70,8 @@ bool hasCalls(const Function& fn) {
 }
 
 std::unique_ptr<Function> inlineCalls(const Module& module, const Function& kernel) {
-  auto copy = std::make_unique<Function>(kernel.name(), kernel.isPublic());
-  ValueMapping m;
-  for (size_t i = 0; i < kernel.numArguments(); ++i) {
-    const Value* a = kernel.argument(i);
-    m[a] = copy->addArgument(a->type(), a->name(), kernel.argAttrs(i), a->loc());
-  }
-  copy->resultTypes() = kernel.resultTypes();
-  copy->attrs() = kernel.attrs();
-  copy->setLoc(kernel.loc());
-  Inliner(module).copyBody(kernel, m, *copy->entry());
-  return copy;
+  Inliner inliner(module);
+  return cloneFunction(kernel, inliner.hooks());
 }
 
 }  // namespace tmetal::ir
