@@ -301,10 +301,13 @@ def check_dot_scaled(device: Device):
     # tl.dot_scaled against NumPy: each operand's values times 2^(s - 127)
     # for its block of 32 along K, then a float64 product.
     rng = np.random.default_rng(11)
-    M, N, K = 32, 16, 64
     cases = [("e2m1", "e4m3", True, True), ("e4m3", "e5m2", True, False), ("e2m1", "e2m1", True, True),
              ("bf16", "e2m1", False, True), ("fp16", "e4m3", False, True), ("e5m2", "bf16", True, False)]
-    for a_format, b_format, a_scaled, b_scaled in cases:
+    # 128x32x128 tiles: the spread scales must not take threadgroup memory
+    # of the size of an operand (they gather from the small factors).
+    sizes = [(32, 16, 64)] * len(cases) + [(128, 32, 128)] * 2
+    cases += [("e4m3", "e4m3", True, True), ("e2m1", "fp16", True, False)]
+    for (a_format, b_format, a_scaled, b_scaled), (M, N, K) in zip(cases, sizes):
         a, a_values = mx_operand(rng, a_format, M, K, device, False)
         b, b_values = mx_operand(rng, b_format, N, K, device, True)
         a_scale = rng.integers(124, 131, (M, K // 32), dtype=np.uint8)
@@ -320,6 +323,7 @@ def check_dot_scaled(device: Device):
         device.synchronize()
         np.testing.assert_allclose(device.get(c), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max(),
                                    err_msg=f"{a_format} x {b_format}")
+    M, N, K = 32, 16, 64
     # A scale of 0xFF is NaN; fast_math skips that check, and the factor is
     # then 2^128 = inf (all-ones e4m3 operands: +inf sums instead of NaN).
     ones = np.full((M, K), 0x38, np.uint8)

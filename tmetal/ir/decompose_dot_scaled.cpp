@@ -140,28 +140,34 @@ class Decomposer {
         st.shape()[1] * 32 != k)
       op_.fail("the scale of " + std::string(isB ? "b" : "a") + " must be tensor<" + std::to_string(rows) + "x" +
                std::to_string(k / 32) + "xi8> (one per 32 elements of K), found " + st.str());
-    // The i8 scales are spread over their 32 elements first (the smallest
-    // tensor to move if the reshape goes through threadgroup memory):
-    // [rows, K/32] -> [rows, K/32, 32] -> [rows, K] (-> [K, N] for B).
-    Value* spread = b_.broadcast(b_.expandDims(scale, 2), {rows, k / 32, 32});
-    Value* perElement = b_.create1("tt.reshape", {spread}, Type::tensor({rows, k}, Type::i8()));
-    if (isB) {
-      AttrList order;
-      order.set("order", Attribute::denseArray({1, 0}));
-      perElement = b_.create1("tt.trans", {perElement}, Type::tensor({k, rows}, Type::i8()), std::move(order));
-    }
-    const Type i32 = perElement->type().withElement(Type::i32());
-    Value* exponent = b_.create1("arith.extui", {perElement}, i32);
+    // The factors of the small scale tensor first...
+    const Type i32 = st.withElement(Type::i32());
+    Value* exponent = b_.create1("arith.extui", {scale}, i32);
     Value* factor = b_.create1("tt.bitcast", {b_.binary("arith.shli", exponent, splatInt(23, i32))},
-                               i32.withElement(Type::f32()));
+                               st.withElement(Type::f32()));
     factor = convert(factor, compute_);
     if (!fastMath_) {
       Value* nan = b_.constantSplat(Attribute::floating(std::numeric_limits<double>::quiet_NaN(), compute_),
-                                    i32.withElement(compute_));
+                                    st.withElement(compute_));
       factor = b_.create1("arith.select", {b_.cmpi("eq", exponent, splatInt(255, i32)), nan, factor},
-                          i32.withElement(compute_));
+                          st.withElement(compute_));
     }
-    return b_.binary("arith.mulf", x, factor);
+    // ...then each element of x gathers its block's factor (k / 32 along
+    // K): the gather lands in x's layout, so only the small factors go
+    // through threadgroup memory. B's factors are [N, K/32]: transposed to
+    // [K/32, N] first (small too).
+    if (isB) {
+      AttrList order;
+      order.set("order", Attribute::denseArray({1, 0}));
+      factor = b_.create1("tt.trans", {factor}, Type::tensor({k / 32, rows}, compute_), std::move(order));
+    }
+    Value* block = b_.binary("arith.divsi", b_.makeRange(0, static_cast<int32_t>(k)),
+                             splatInt(32, Type::tensor({k}, Type::i32())));
+    Value* index = b_.broadcast(b_.expandDims(block, isB ? 1 : 0), x->type().shape());
+    AttrList axis;
+    axis.set("axis", Attribute::integer(isB ? 0 : 1));
+    Value* perElement = b_.create1("tt.gather", {factor, index}, x->type(), std::move(axis));
+    return b_.binary("arith.mulf", x, perElement);
   }
 
   const Operation& op_;

@@ -8,10 +8,10 @@
 //   operand is fp16): e4m3/e5m2 by tt.fp_to_fp (exact), e2m1 (two per byte
 //   along K, the low nibble first) by integer ops on its bits and a
 //   tt.join + reshape that unpacks the pairs;
-//   each scale is broadcast over its 32 elements of K, becomes 2^(s - 127)
-//   in the compute type (s = 0 gives 0, as Triton's own reference does) and
-//   multiplies the operand; where s = 0xFF the product is NaN unless
-//   fastMath;
+//   each scale becomes 2^(s - 127) in the compute type (s = 0 gives 0, as
+//   Triton's own reference does; s = 0xFF NaN unless fastMath), and each
+//   element of the operand gathers its block's factor and is multiplied by
+//   it;
 //   then one tt.dot of the two, accumulating in f32.
 #pragma once
 

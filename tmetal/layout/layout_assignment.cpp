@@ -315,7 +315,13 @@ class LayoutAssigner {
       }
       case OpKind::TtGather: {
         // Each result register reads the source at its index register.
-        LayoutPtr l = homeOrDefault(op.operand(1));
+        // Indices computed from ranges alone have no layout of their own:
+        // the gather then takes that of a value it meets in an elementwise
+        // op (a scale spread over a dot operand, decompose_dot_scaled.h),
+        // so that neither is converted.
+        LayoutPtr l = computedHome(op.operand(1));
+        if (!l) l = partnerHome(op.result(0));
+        if (!l) l = out_.defaultLayout(op.result(0)->type().shape());
         setOperand(op, 0, homeOrDefault(op.operand(0)));
         setOperand(op, 1, l);
         setHome(op.result(0), l);
@@ -369,6 +375,21 @@ class LayoutAssigner {
     for (size_t i = 0; i < a.size(); ++i)
       if (!sameLayout(a[i], b[i])) return false;
     return true;
+  }
+
+  // The home of another operand of an elementwise op that uses `v`, if one
+  // has a home already.
+  LayoutPtr partnerHome(const ir::Value* v) const {
+    auto it = uses_.find(v);
+    if (it == uses_.end()) return nullptr;
+    for (auto [user, index] : it->second) {
+      if (!ir::isElementwise(user->kind())) continue;
+      for (size_t i = 0; i < user->numOperands(); ++i)
+        if (i != index && user->operand(i)->type().isTensor() &&
+            user->operand(i)->type().shape() == v->type().shape())
+          if (LayoutPtr h = computedHome(user->operand(i))) return h;
+    }
+    return nullptr;
   }
 
   // The layout of the load or store that reads through a loop-carried
