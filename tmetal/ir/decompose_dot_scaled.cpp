@@ -46,10 +46,30 @@ class Decomposer {
     for (const char* packing : {"lhs_k_pack", "rhs_k_pack"})
       if (const Attribute* p = op_.attr(packing); p && !p->asBool())
         op_.fail("e2m1 operands packed along M or N (" + std::string(packing) + " = false) are not supported");
+    for (const std::string& format : {lhs, rhs})
+      if (format != "e2m1" && format != "e4m3" && format != "e5m2" && format != "bf16" && format != "fp16")
+        op_.fail("operand format '" + format + "' is not supported (e2m1, e4m3, e5m2, bf16, fp16)");
+    for (Value* x : {in.a, in.b})
+      if (x->type().rank() != 2) op_.fail("multiplies rank-2 tensors, found " + x->type().str());
     compute_ = lhs == "fp16" || rhs == "fp16" ? Type::f16() : Type::bf16();
-    Value* a = operand(mapped(in.a), in.aScale ? mapped(in.aScale) : nullptr, lhs, false);
-    Value* b = operand(mapped(in.b), in.bScale ? mapped(in.bScale) : nullptr, rhs, true);
-    m_[op_.result(0)] = b_.create1("tt.dot", {a, b, mapped(in.acc)}, op_.result(0)->type());
+    Value* acc = mapped(in.acc);
+    Value* aScale = in.aScale ? mapped(in.aScale) : nullptr;
+    Value* bScale = in.bScale ? mapped(in.bScale) : nullptr;
+    const Type& result = op_.result(0)->type();
+    if (lhs != "e2m1" && rhs != "e2m1") {
+      Value* a = scaled(convert(mapped(in.a), compute_), aScale, false, 32);
+      Value* b = scaled(convert(mapped(in.b), compute_), bScale, true, 32);
+      m_[op_.result(0)] = b_.create1("tt.dot", {a, b, acc}, result);
+      return;
+    }
+    // e2m1 holds two elements of K a byte, k = 2i (low nibble) and 2i + 1.
+    // A sum over k may take them in any order: the product is that of the
+    // even elements plus that of the odd ones, so the nibbles never need
+    // interleaving (which would move whole tiles through threadgroup memory).
+    auto [aEven, aOdd] = halves(mapped(in.a), aScale, lhs, false);
+    auto [bEven, bOdd] = halves(mapped(in.b), bScale, rhs, true);
+    acc = b_.create1("tt.dot", {aEven, bEven, acc}, result);
+    m_[op_.result(0)] = b_.create1("tt.dot", {aOdd, bOdd, acc}, result);
   }
 
  private:
@@ -62,20 +82,38 @@ class Decomposer {
     return b_.constantSplat(Attribute::integer(v, like.element()), like);
   }
 
-  // A K-major operand (A: [M, K]; B: [K, N]) in the compute type, scaled.
-  Value* operand(Value* x, Value* scale, const std::string& format, bool isB) {
-    const Type& t = x->type();
-    if (t.rank() != 2) op_.fail("multiplies rank-2 tensors, found " + t.str());
-    Value* wide = nullptr;
+  Value* transpose(Value* x) {
+    const std::vector<int64_t>& shape = x->type().shape();
+    AttrList order;
+    order.set("order", Attribute::denseArray({1, 0}));
+    return b_.create1("tt.trans", {x}, Type::tensor({shape[1], shape[0]}, x->type().element()), std::move(order));
+  }
+
+  // The elements of a K-major operand (A: [M, K]; B: [K, N]) at even and
+  // at odd k, each in the compute type and scaled: [M, K/2] or [K/2, N].
+  std::pair<Value*, Value*> halves(Value* x, Value* scale, const std::string& format, bool isB) {
+    Value* even = nullptr;
+    Value* odd = nullptr;
     if (format == "e2m1") {
-      wide = unpackE2m1(x, isB);
-    } else if (format == "e4m3" || format == "e5m2" || format == "bf16" || format == "fp16") {
-      wide = convert(x, compute_);
+      const Type& t = x->type();
+      if (t.element() != Type::i8()) op_.fail("e2m1 operands are packed in i8, found " + t.str());
+      const Type i32 = t.withElement(Type::i32());
+      Value* bytes = b_.create1("arith.extui", {x}, i32);
+      even = e2m1Value(b_.binary("arith.andi", bytes, splatInt(15, i32)));
+      odd = e2m1Value(b_.binary("arith.shrui", bytes, splatInt(4, i32)));
     } else {
-      op_.fail("operand format '" + format + "' is not supported (e2m1, e4m3, e5m2, bf16, fp16)");
+      // K as pairs, split: along the last dimension (B is transposed there
+      // and back).
+      Value* rows = isB ? transpose(x) : x;
+      const std::vector<int64_t>& shape = rows->type().shape();
+      const Type& element = rows->type().element();
+      Value* pairs = b_.create1("tt.reshape", {rows}, Type::tensor({shape[0], shape[1] / 2, 2}, element));
+      Operation* split =
+          b_.create("tt.split", {pairs}, {Type::tensor({shape[0], shape[1] / 2}, element), Type::tensor({shape[0], shape[1] / 2}, element)});
+      even = convert(isB ? transpose(split->result(0)) : split->result(0), compute_);
+      odd = convert(isB ? transpose(split->result(1)) : split->result(1), compute_);
     }
-    if (!scale) return wide;
-    return applyScale(wide, scale, isB);
+    return {scaled(even, scale, isB, 16), scaled(odd, scale, isB, 16)};
   }
 
   // Exact widening of a float tensor (or a conversion between the 16-bit
@@ -113,33 +151,18 @@ class Decomposer {
     return convert(b_.create1("tt.bitcast", {bits}, t.withElement(Type::f32())), compute_);
   }
 
-  // Two e2m1 values a byte along K, the low nibble first: A [M, K/2] -> [M, K],
-  // B [K/2, N] -> [K, N].
-  Value* unpackE2m1(Value* packed, bool isB) {
-    const Type& t = packed->type();
-    if (t.element() != Type::i8()) op_.fail("e2m1 operands are packed in i8, found " + t.str());
-    const Type i32 = t.withElement(Type::i32());
-    Value* bytes = b_.create1("arith.extui", {packed}, i32);
-    Value* low = e2m1Value(b_.binary("arith.andi", bytes, splatInt(15, i32)));
-    Value* high = e2m1Value(b_.binary("arith.shrui", bytes, splatInt(4, i32)));
-    std::vector<int64_t> shape = t.shape();
-    Value* pairs = b_.create1("tt.join", {low, high}, Type::tensor({shape[0], shape[1], 2}, compute_));
-    if (!isB) return b_.create1("tt.reshape", {pairs}, Type::tensor({shape[0], shape[1] * 2}, compute_));
-    AttrList order;
-    order.set("order", Attribute::denseArray({0, 2, 1}));
-    Value* kMajor = b_.create1("tt.trans", {pairs}, Type::tensor({shape[0], 2, shape[1]}, compute_), std::move(order));
-    return b_.create1("tt.reshape", {kMajor}, Type::tensor({shape[0] * 2, shape[1]}, compute_));
-  }
-
-  // x * 2^(s - 127) with s from `scale` ([M, K/32] for A, [N, K/32] for B).
-  Value* applyScale(Value* x, Value* scale, bool isB) {
+  // x * 2^(s - 127), `x` holding `perBlock` elements of K for each scale
+  // (32, or 16 of a half) of `scale` ([M, K/32] for A, [N, K/32] for B).
+  Value* scaled(Value* x, Value* scale, bool isB, int64_t perBlock) {
+    if (!scale) return x;
     const Type& st = scale->type();
     const std::vector<int64_t>& xs = x->type().shape();
     const int64_t rows = isB ? xs[1] : xs[0], k = isB ? xs[0] : xs[1];
+    const int64_t fullK = k * (32 / perBlock);
     if (!st.isTensor() || st.rank() != 2 || st.element() != Type::i8() || st.shape()[0] != rows ||
-        st.shape()[1] * 32 != k)
+        st.shape()[1] * 32 != fullK)
       op_.fail("the scale of " + std::string(isB ? "b" : "a") + " must be tensor<" + std::to_string(rows) + "x" +
-               std::to_string(k / 32) + "xi8> (one per 32 elements of K), found " + st.str());
+               std::to_string(fullK / 32) + "xi8> (one per 32 elements of K), found " + st.str());
     // The factors of the small scale tensor first...
     const Type i32 = st.withElement(Type::i32());
     Value* exponent = b_.create1("arith.extui", {scale}, i32);
@@ -152,18 +175,13 @@ class Decomposer {
       factor = b_.create1("arith.select", {b_.cmpi("eq", exponent, splatInt(255, i32)), nan, factor},
                           st.withElement(compute_));
     }
-    // ...then each element of x gathers its block's factor (k / 32 along
-    // K): the gather lands in x's layout, so only the small factors go
+    // ...then each element of x gathers its block's factor: the gather
+    // lands in x's layout (layout_assignment), so only the small factors go
     // through threadgroup memory. B's factors are [N, K/32]: transposed to
     // [K/32, N] first (small too).
-    if (isB) {
-      AttrList order;
-      order.set("order", Attribute::denseArray({1, 0}));
-      factor = b_.create1("tt.trans", {factor}, Type::tensor({k / 32, rows}, compute_), std::move(order));
-    }
-    Value* block = b_.binary("arith.divsi", b_.makeRange(0, static_cast<int32_t>(k)),
-                             splatInt(32, Type::tensor({k}, Type::i32())));
-    Value* index = b_.broadcast(b_.expandDims(block, isB ? 1 : 0), x->type().shape());
+    if (isB) factor = transpose(factor);
+    Value* block = b_.binary("arith.divsi", b_.makeRange(0, k), splatInt(perBlock, Type::tensor({k}, Type::i32())));
+    Value* index = b_.broadcast(b_.expandDims(block, isB ? 1 : 0), xs);
     AttrList axis;
     axis.set("axis", Attribute::integer(isB ? 0 : 1));
     Value* perElement = b_.create1("tt.gather", {factor, index}, x->type(), std::move(axis));
