@@ -56,16 +56,18 @@ class Decomposer {
     Value* aScale = in.aScale ? mapped(in.aScale) : nullptr;
     Value* bScale = in.bScale ? mapped(in.bScale) : nullptr;
     const Type& result = op_.result(0)->type();
-    if (lhs != "e2m1" && rhs != "e2m1") {
-      Value* a = scaled(convert(mapped(in.a), compute_), aScale, false, 32);
+    if (rhs != "e2m1") {
+      Value* a = scaled(lhs == "e2m1" ? unpackRows(mapped(in.a)) : convert(mapped(in.a), compute_), aScale, false, 32);
       Value* b = scaled(convert(mapped(in.b), compute_), bScale, true, 32);
       m_[op_.result(0)] = b_.create1("tt.dot", {a, b, acc}, result);
       return;
     }
     // e2m1 holds two elements of K a byte, k = 2i (low nibble) and 2i + 1.
-    // A sum over k may take them in any order: the product is that of the
-    // even elements plus that of the odd ones, so the nibbles never need
-    // interleaving (which would move whole tiles through threadgroup memory).
+    // B's pairs run down its columns, and interleaving them would move whole
+    // tiles through threadgroup memory. A sum over k may take them in any
+    // order: the product is that of the even elements plus that of the odd
+    // ones, A split into its even and odd columns (along its rows, which
+    // the layouts do in registers).
     auto [aEven, aOdd] = halves(mapped(in.a), aScale, lhs, false);
     auto [bEven, bOdd] = halves(mapped(in.b), bScale, rhs, true);
     acc = b_.create1("tt.dot", {aEven, bEven, acc}, result);
@@ -82,6 +84,20 @@ class Decomposer {
     return b_.constantSplat(Attribute::integer(v, like.element()), like);
   }
 
+  // A's e2m1 pairs lie along its rows: unpacked next to each other,
+  // [M, K/2] -> [M, K/2, 2] -> [M, K], in registers.
+  Value* unpackRows(Value* packed) {
+    const Type& t = packed->type();
+    if (t.element() != Type::i8()) op_.fail("e2m1 operands are packed in i8, found " + t.str());
+    const Type i32 = t.withElement(Type::i32());
+    Value* bytes = b_.create1("arith.extui", {packed}, i32);
+    Value* low = e2m1Value(b_.binary("arith.andi", bytes, splatInt(15, i32)));
+    Value* high = e2m1Value(b_.binary("arith.shrui", bytes, splatInt(4, i32)));
+    const std::vector<int64_t>& shape = t.shape();
+    Value* pairs = b_.create1("tt.join", {low, high}, Type::tensor({shape[0], shape[1], 2}, compute_));
+    return b_.create1("tt.reshape", {pairs}, Type::tensor({shape[0], shape[1] * 2}, compute_));
+  }
+
   Value* transpose(Value* x) {
     const std::vector<int64_t>& shape = x->type().shape();
     AttrList order;
@@ -89,8 +105,9 @@ class Decomposer {
     return b_.create1("tt.trans", {x}, Type::tensor({shape[1], shape[0]}, x->type().element()), std::move(order));
   }
 
-  // The elements of a K-major operand (A: [M, K]; B: [K, N]) at even and
-  // at odd k, each in the compute type and scaled: [M, K/2] or [K/2, N].
+  // The elements of a K-major operand (A: [M, K]; an e2m1 B: [K/2, N]
+  // packed) at even and at odd k, each in the compute type and scaled:
+  // [M, K/2] or [K/2, N].
   std::pair<Value*, Value*> halves(Value* x, Value* scale, const std::string& format, bool isB) {
     Value* even = nullptr;
     Value* odd = nullptr;
@@ -102,16 +119,15 @@ class Decomposer {
       even = e2m1Value(b_.binary("arith.andi", bytes, splatInt(15, i32)));
       odd = e2m1Value(b_.binary("arith.shrui", bytes, splatInt(4, i32)));
     } else {
-      // K as pairs, split: along the last dimension (B is transposed there
-      // and back).
-      Value* rows = isB ? transpose(x) : x;
-      const std::vector<int64_t>& shape = rows->type().shape();
-      const Type& element = rows->type().element();
-      Value* pairs = b_.create1("tt.reshape", {rows}, Type::tensor({shape[0], shape[1] / 2, 2}, element));
-      Operation* split =
-          b_.create("tt.split", {pairs}, {Type::tensor({shape[0], shape[1] / 2}, element), Type::tensor({shape[0], shape[1] / 2}, element)});
-      even = convert(isB ? transpose(split->result(0)) : split->result(0), compute_);
-      odd = convert(isB ? transpose(split->result(1)) : split->result(1), compute_);
+      // A (only A: an unpacked B takes the one-dot path): K as pairs along
+      // its rows, split in registers.
+      const std::vector<int64_t>& shape = x->type().shape();
+      const Type& element = x->type().element();
+      const Type half = Type::tensor({shape[0], shape[1] / 2}, element);
+      Value* pairs = b_.create1("tt.reshape", {x}, Type::tensor({shape[0], shape[1] / 2, 2}, element));
+      Operation* split = b_.create("tt.split", {pairs}, {half, half});
+      even = convert(split->result(0), compute_);
+      odd = convert(split->result(1), compute_);
     }
     return {scaled(even, scale, isB, 16), scaled(odd, scale, isB, 16)};
   }
