@@ -6,18 +6,14 @@
 // CUDA dialect's spelling of the same helpers.
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "tests/unit/cli_test_support.h"
 #include "tests/unit/cuda_test_support.h"
 #include "tmetal/ir/float_bits.h"
 #include "tmetal/support/diagnostic.h"
@@ -26,7 +22,6 @@
 using namespace tmetal;
 using ir::FloatRounding;
 using ir::ScalarKind;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -150,14 +145,11 @@ std::vector<float> sweep() {
   return out;
 }
 
-class Float8Codegen : public ::testing::Test {
+class Float8Codegen : public clitest::CliTest {
  protected:
   void SetUp() override {
-    const char* env = std::getenv("TMETAL_BIN");
-    binary_ = env ? env : std::string(TMETAL_BINARY_DIR) + "/bin/tmetal";
-    if (!fs::exists(binary_)) GTEST_SKIP() << "no tmetal binary at " << binary_;
-    dir_ = fs::path(::testing::TempDir()) / ("tmetal_f8_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    startIn("tmetal_f8_");
+    if (IsSkipped()) return;
     inputs_ = sweep();
     NpyArray x{"f4", {static_cast<int64_t>(inputs_.size())}, std::vector<uint8_t>(inputs_.size() * 4)};
     std::memcpy(x.data.data(), inputs_.data(), x.data.size());
@@ -165,29 +157,19 @@ class Float8Codegen : public ::testing::Test {
     writeNpy((dir_ / "y.npy").string(), NpyArray{"u1", {x.shape[0]}, std::vector<uint8_t>(inputs_.size(), 0)});
     writeNpy((dir_ / "z.npy").string(), NpyArray{"f4", {x.shape[0]}, std::vector<uint8_t>(inputs_.size() * 4, 0)});
   }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
 
   // Runs the conversion kernel on `device`; returns y's and z's bytes.
   std::pair<std::vector<uint8_t>, std::vector<uint8_t>> run(const std::string& f8, const std::string& rounding,
                                                             const std::string& device) {
     std::ofstream(dir_ / "convert.ttir") << conversionKernel(f8, rounding);
     const std::string grid = std::to_string(inputs_.size() / 256);
-    std::string command = "cd '" + dir_.string() + "' && '" + binary_ + "' run convert.ttir --grid " + grid +
-                          " --arg 0=x.npy --arg 1=y.npy --arg 2=z.npy --out 1=y_out.npy --out 2=z_out.npy --device " +
-                          device + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string output;
-    std::array<char, 512> buffer;
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-    int status = pclose(pipe);
-    EXPECT_EQ(WEXITSTATUS(status), 0) << output;
+    auto [code, output] = tmetal("run convert.ttir --grid " + grid +
+                                 " --arg 0=x.npy --arg 1=y.npy --arg 2=z.npy --out 1=y_out.npy --out 2=z_out.npy "
+                                 "--device " + device);
+    EXPECT_EQ(code, 0) << output;
     return {readNpy((dir_ / "y_out.npy").string()).data, readNpy((dir_ / "z_out.npy").string()).data};
   }
 
-  std::string binary_;
-  fs::path dir_;
   std::vector<float> inputs_;
 };
 

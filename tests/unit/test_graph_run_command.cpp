@@ -4,15 +4,12 @@
 // or bin/tmetal of this build).
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "tests/unit/cli_test_support.h"
 #include "tmetal/frontend/ttir_reader.h"
 #include "tmetal/ir/verifier.h"
 
@@ -21,17 +18,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class GraphRunCommand : public ::testing::Test {
+class GraphRunCommand : public clitest::CliTest {
  protected:
   void SetUp() override {
-    const char* env = std::getenv("TMETAL_BIN");
-    binary_ = env ? env : std::string(TMETAL_BINARY_DIR) + "/bin/tmetal";
-    if (!fs::exists(binary_)) GTEST_SKIP() << "no tmetal binary at " << binary_;
-    dir_ = fs::path(::testing::TempDir()) / ("tmetal_graph_run_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
+    startIn("tmetal_graph_run_");
   }
 
   // Runs `tmetal graph-run ARGS` in the temporary directory; returns the exit
@@ -40,18 +30,9 @@ class GraphRunCommand : public ::testing::Test {
   std::pair<int, std::string> run(const std::string& args, const std::string& tuning = "") {
     const std::string cache = std::string(TMETAL_BINARY_DIR) + "/emulator-test-cache";
     const std::string env = tuning.empty() ? "env -u TMETAL_PLAN_TUNING" : "env TMETAL_PLAN_TUNING='" + tuning + "'";
-    std::string command = "cd '" + dir_.string() + "' && TMETAL_CACHE_DIR=\"${TMETAL_CACHE_DIR:-" + cache + "}\" " +
-                          env + " '" + binary_ + "' graph-run " + args + " 2>err.txt; status=$?; cat err.txt; exit $status";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string output;
-    std::array<char, 512> buffer;
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-    int status = pclose(pipe);
-    return {WEXITSTATUS(status), output};
+    return shell("TMETAL_CACHE_DIR=\"${TMETAL_CACHE_DIR:-" + cache + "}\" " + env + " '" + binary_ + "' graph-run " +
+                 args + " 2>err.txt; status=$?; cat err.txt; exit $status");
   }
-
-  std::string binary_;
-  fs::path dir_;
 };
 
 }  // namespace

@@ -4,8 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -13,9 +11,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "tests/unit/cli_test_support.h"
 #include "tmetal/support/npy.h"
 
 using namespace tmetal;
@@ -112,14 +109,11 @@ constexpr const char* kMapElementwiseKernel = R"(module {
 }
 )";
 
-class RunCommand : public ::testing::Test {
+class RunCommand : public clitest::CliTest {
  protected:
   void SetUp() override {
-    const char* env = std::getenv("TMETAL_BIN");
-    binary_ = env ? env : std::string(TMETAL_BINARY_DIR) + "/bin/tmetal";
-    if (!fs::exists(binary_)) GTEST_SKIP() << "no tmetal binary at " << binary_;
-    dir_ = fs::path(::testing::TempDir()) / ("tmetal_run_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    startIn("tmetal_run_");
+    if (IsSkipped()) return;
     std::ofstream(dir_ / "double.ttir") << kDoubleKernel;
     std::ofstream(dir_ / "assert.ttir") << kAssertKernel;
     std::ofstream(dir_ / "map.ttir") << kMapElementwiseKernel;
@@ -134,24 +128,13 @@ class RunCommand : public ::testing::Test {
     writeNpy((dir_ / "zeros.npy").string(), NpyArray{"f4", {2, 5}, std::vector<uint8_t>(40, 0)});
     writeNpy((dir_ / "ints.npy").string(), NpyArray{"i4", {10}, std::vector<uint8_t>(40, 0)});
   }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
 
   // Runs `tmetal run FILE ARGS` in the temporary directory; returns the exit
   // code and what it printed.
   std::pair<int, std::string> run(const std::string& args, const std::string& file = "double.ttir") {
-    std::string command = "cd '" + dir_.string() + "' && '" + binary_ + "' run " + file + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string output;
-    std::array<char, 512> buffer;
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-    int status = pclose(pipe);
-    return {WEXITSTATUS(status), output};
+    return tmetal("run " + file + " " + args);
   }
 
-  std::string binary_;
-  fs::path dir_;
 };
 
 }  // namespace
