@@ -16,7 +16,6 @@
 #include "tmetal/support/npy.h"
 
 using namespace tmetal;
-namespace fs = std::filesystem;
 
 namespace {
 
