@@ -179,29 +179,29 @@ class Decomposer {
         st.shape()[1] * 32 != fullK)
       op_.fail("the scale of " + std::string(isB ? "b" : "a") + " must be tensor<" + std::to_string(rows) + "x" +
                std::to_string(fullK / 32) + "xi8> (one per 32 elements of K), found " + st.str());
-    // The factors of the small scale tensor first...
-    const Type i32 = st.withElement(Type::i32());
-    Value* exponent = b_.create1("arith.extui", {scale}, i32);
-    Value* factor = b_.create1("tt.bitcast", {b_.binary("arith.shli", exponent, splatInt(23, i32))},
-                               st.withElement(Type::f32()));
-    factor = convert(factor, compute_);
-    if (!fastMath_) {
-      Value* nan = b_.constantSplat(Attribute::floating(std::numeric_limits<double>::quiet_NaN(), compute_),
-                                    st.withElement(compute_));
-      factor = b_.create1("arith.select", {b_.cmpi("eq", exponent, splatInt(255, i32)), nan, factor},
-                          st.withElement(compute_));
-    }
-    // ...then each element of x gathers its block's factor: the gather
-    // lands in x's layout (layout_assignment), so only the small factors go
-    // through threadgroup memory. B's factors are [N, K/32]: transposed to
-    // [K/32, N] first (small too).
-    if (isB) factor = transpose(factor);
+    // Each element of x gathers its block's scale (k / perBlock along K):
+    // the gather lands in x's layout, where the factor is computed
+    // (layout_assignment), so only the small i8 scales go through
+    // threadgroup memory (which a buffer of 8-bit elements may lend). B's
+    // scales are [N, K/32]: transposed to [K/32, N] first (small too).
+    if (isB) scale = transpose(scale);
     Value* block = b_.binary("arith.divsi", b_.makeRange(0, k), splatInt(perBlock, Type::tensor({k}, Type::i32())));
     Value* index = b_.broadcast(b_.expandDims(block, isB ? 1 : 0), xs);
     AttrList axis;
     axis.set("axis", Attribute::integer(isB ? 0 : 1));
-    Value* perElement = b_.create1("tt.gather", {factor, index}, x->type(), std::move(axis));
-    return b_.binary("arith.mulf", x, perElement);
+    Value* perElement = b_.create1("tt.gather", {scale, index}, x->type().withElement(Type::i8()), std::move(axis));
+    const Type i32 = x->type().withElement(Type::i32());
+    Value* exponent = b_.create1("arith.extui", {perElement}, i32);
+    Value* factor = b_.create1("tt.bitcast", {b_.binary("arith.shli", exponent, splatInt(23, i32))},
+                               x->type().withElement(Type::f32()));
+    factor = convert(factor, compute_);
+    if (!fastMath_) {
+      Value* nan = b_.constantSplat(Attribute::floating(std::numeric_limits<double>::quiet_NaN(), compute_),
+                                    x->type().withElement(compute_));
+      factor = b_.create1("arith.select", {b_.cmpi("eq", exponent, splatInt(255, i32)), nan, factor},
+                          x->type().withElement(compute_));
+    }
+    return b_.binary("arith.mulf", x, factor);
   }
 
   const Operation& op_;

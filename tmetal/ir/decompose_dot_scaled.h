@@ -8,10 +8,9 @@
 //   operand is fp16): e4m3/e5m2 by tt.fp_to_fp (exact), e2m1 (two per byte
 //   along K, the low nibble first) by integer ops on its bits, and for A a
 //   tt.join + reshape that puts the pairs next to each other;
-//   each scale becomes 2^(s - 127) in the compute type (s = 0 gives 0, as
-//   Triton's own reference does; s = 0xFF NaN unless fastMath), and each
-//   element of the operand gathers its block's factor and is multiplied by
-//   it;
+//   each element of the operand gathers its block's scale, which becomes
+//   2^(s - 127) in the compute type (s = 0 gives 0, as Triton's own
+//   reference does; s = 0xFF NaN unless fastMath) and multiplies it;
 //   then one tt.dot of the two, accumulating in f32; with an e2m1 B, two:
 //   of the elements at even k (B's low nibbles) and at odd k, A split into
 //   its even and odd elements of K.

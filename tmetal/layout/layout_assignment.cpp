@@ -377,17 +377,26 @@ class LayoutAssigner {
     return true;
   }
 
-  // The home of another operand of an elementwise op that uses `v`, if one
-  // has a home already.
+  // The home of a value that `v` meets in an elementwise op, following `v`
+  // through elementwise ops of one operand (conversions, shifts of it) to
+  // the first that has another operand of its shape with a home.
   LayoutPtr partnerHome(const ir::Value* v) const {
-    auto it = uses_.find(v);
-    if (it == uses_.end()) return nullptr;
-    for (auto [user, index] : it->second) {
-      if (!ir::isElementwise(user->kind())) continue;
-      for (size_t i = 0; i < user->numOperands(); ++i)
-        if (i != index && user->operand(i)->type().isTensor() &&
-            user->operand(i)->type().shape() == v->type().shape())
-          if (LayoutPtr h = computedHome(user->operand(i))) return h;
+    std::vector<const ir::Value*> frontier{v};
+    for (int depth = 0; depth < 16 && !frontier.empty(); ++depth) {
+      std::vector<const ir::Value*> next;
+      for (const ir::Value* x : frontier) {
+        auto it = uses_.find(x);
+        if (it == uses_.end()) continue;
+        for (auto [user, index] : it->second) {
+          if (!ir::isElementwise(user->kind()) || user->numResults() != 1) continue;
+          for (size_t i = 0; i < user->numOperands(); ++i)
+            if (i != index && user->operand(i)->type().isTensor() &&
+                user->operand(i)->type().shape() == v->type().shape())
+              if (LayoutPtr h = computedHome(user->operand(i))) return h;
+          next.push_back(user->result(0));
+        }
+      }
+      frontier = std::move(next);
     }
     return nullptr;
   }
