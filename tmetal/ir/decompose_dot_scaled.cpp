@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tmetal/ir/builder.h"
@@ -84,16 +85,22 @@ class Decomposer {
     return b_.constantSplat(Attribute::integer(v, like.element()), like);
   }
 
-  // A's e2m1 pairs lie along its rows: unpacked next to each other,
-  // [M, K/2] -> [M, K/2, 2] -> [M, K], in registers.
-  Value* unpackRows(Value* packed) {
+  // The values of the low and high nibbles of e2m1 bytes (k = 2i and
+  // 2i + 1), in the compute type.
+  std::pair<Value*, Value*> nibbles(Value* packed) {
     const Type& t = packed->type();
     if (t.element() != Type::i8()) op_.fail("e2m1 operands are packed in i8, found " + t.str());
     const Type i32 = t.withElement(Type::i32());
     Value* bytes = b_.create1("arith.extui", {packed}, i32);
-    Value* low = e2m1Value(b_.binary("arith.andi", bytes, splatInt(15, i32)));
-    Value* high = e2m1Value(b_.binary("arith.shrui", bytes, splatInt(4, i32)));
-    const std::vector<int64_t>& shape = t.shape();
+    return {e2m1Value(b_.binary("arith.andi", bytes, splatInt(15, i32))),
+            e2m1Value(b_.binary("arith.shrui", bytes, splatInt(4, i32)))};
+  }
+
+  // A's e2m1 pairs lie along its rows: unpacked next to each other,
+  // [M, K/2] -> [M, K/2, 2] -> [M, K], in registers.
+  Value* unpackRows(Value* packed) {
+    auto [low, high] = nibbles(packed);
+    const std::vector<int64_t>& shape = packed->type().shape();
     Value* pairs = b_.create1("tt.join", {low, high}, Type::tensor({shape[0], shape[1], 2}, compute_));
     return b_.create1("tt.reshape", {pairs}, Type::tensor({shape[0], shape[1] * 2}, compute_));
   }
@@ -112,12 +119,7 @@ class Decomposer {
     Value* even = nullptr;
     Value* odd = nullptr;
     if (format == "e2m1") {
-      const Type& t = x->type();
-      if (t.element() != Type::i8()) op_.fail("e2m1 operands are packed in i8, found " + t.str());
-      const Type i32 = t.withElement(Type::i32());
-      Value* bytes = b_.create1("arith.extui", {x}, i32);
-      even = e2m1Value(b_.binary("arith.andi", bytes, splatInt(15, i32)));
-      odd = e2m1Value(b_.binary("arith.shrui", bytes, splatInt(4, i32)));
+      std::tie(even, odd) = nibbles(x);
     } else {
       // A (only A: an unpacked B takes the one-dot path): K as pairs along
       // its rows, split in registers.
