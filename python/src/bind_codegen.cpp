@@ -2,10 +2,12 @@
 // Triton plugin.
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <iostream>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include "tmetal/codegen/compile_kernel.h"
 #include "tmetal/codegen/debug_buffer.h"
 #include "tmetal/hw/hardware_selection.h"
+#include "tmetal/ir/libdevice.h"
 #endif
 
 namespace tmetal::python {
@@ -117,6 +120,23 @@ void bindCodegen(nb::module_& m) {
       "metadata_json); the metadata follows tmetal/codegen/kernel_abi.h. `layout` is a MemoryLayout policy name, "
       "`hardware` a hardware profile id ('' selects as `tmetal hardware` does). Raises triton_metal.CompileError "
       "naming the user's file:line.");
+  m.def(
+      "libdevice_functions",
+      []() {
+        std::vector<std::tuple<std::string, std::string, std::string, std::vector<std::string>>> out;
+#ifdef TMETAL_BINDING_HAS_CODEGEN
+        for (const ir::LibdeviceFunction& f : ir::libdeviceFunctions()) {
+          std::vector<std::string> arguments;
+          for (ir::LibdeviceType t : f.arguments) arguments.emplace_back(ir::libdeviceTypeName(t));
+          out.emplace_back(f.pythonName, f.symbol, ir::libdeviceTypeName(f.result), std::move(arguments));
+        }
+#else
+        raiseUnavailable("the code generator");
+#endif
+        return out;
+      },
+      "The libdevice functions the code generators implement (tmetal/ir/libdevice.def), as (name, symbol, "
+      "result type, [argument types]) with Triton's type names ('fp32', 'int32', 'uint32', ...).");
   m.def(
       "debug_buffer_words",
       [](const std::string& metadataJson) -> std::vector<int32_t> {

@@ -183,7 +183,8 @@ class MetalOptions:
         object.__setattr__(self, "layout", canonical_layout(self.layout))
         extern = dict(self.extern_libs or ())
         if extern:
-            raise ValueError(f"extern_libs {sorted(extern)}: device libraries (libdevice, ...) do not exist on Metal")
+            raise ValueError(f"extern_libs {sorted(extern)}: tmetal links no device bitcode; libdevice is built in "
+                             "(triton.language.extra.libdevice)")
         object.__setattr__(self, "extern_libs", tuple(sorted(extern.items())))
 
     def hash(self) -> str:
@@ -281,8 +282,10 @@ class MetalBackend(BaseBackend):
         return {"min_dot_size": _min_dot_size, "convert_custom_types": _convert_fp8e4b15}
 
     def get_module_map(self) -> Dict[str, ModuleType]:
-        # No device library (libdevice) exists for Metal.
-        return {}
+        # libdevice calls become CUDA's libdevice symbols, which tmetal
+        # implements for Metal (libdevice.py).
+        from . import libdevice
+        return {"triton.language.extra.libdevice": libdevice}
 
     def load_dialects(self, context):
         pass  # TTIR only: tmetal adds no MLIR dialects

@@ -153,11 +153,13 @@ TEST(CodegenErrors, UnsupportedOpsNameTheOpAndLine) {
   std::string source = kHistogram;
   const std::string histogram = "%h = tt.histogram %x : tensor<128xi32> -> tensor<16xi32>";
   source.replace(source.find(histogram), histogram.size(),
-                 "%h = tt.extern_elementwise %x {libname = \"\", libpath = \"\", pure = true, symbol = \"__nv_abs\"} "
+                 "%h = tt.extern_elementwise %x {libname = \"\", libpath = \"\", pure = true, symbol = \"my_device_fn\"} "
                  ": (tensor<128xi32>) -> tensor<128xi32>");
   CompileError e = compileError(source.c_str());
   EXPECT_EQ(e.pos().str(), "hist.py:6:12");
-  EXPECT_EQ(e.message(), "'tt.extern_elementwise': not supported by the metal backend: this op");
+  EXPECT_EQ(e.message(),
+            "'tt.extern_elementwise': not supported by the metal backend: the function 'my_device_fn' (tmetal has "
+            "libdevice's float32 and integer functions, docs/codegen.md \"libdevice\")");
 }
 
 TEST(CodegenErrors, RecursiveCallsAreRefusedAtTheCall) {

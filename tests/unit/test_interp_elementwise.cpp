@@ -183,9 +183,10 @@ TEST(InterpElementwise, UnsupportedOpNamesItsLine) {
   ir::Value* x = t.arg(Type::pointer(Type::f32()), "x_ptr");
   ir::Value* v = t.b.load(x);
   t.at(12, 9);
-  t.b.create1("tt.extern_elementwise", {v}, Type::f32(), attrs({{"symbol", Attribute::string("__nv_sinf")}}));
+  t.b.create1("tt.extern_elementwise", {v}, Type::f32(), attrs({{"symbol", Attribute::string("my_device_fn")}}));
   t.b.ret();
   std::vector<KernelArg> args{bufferOf(std::vector<float>{1.0f})};
   EXPECT_EQ(errorOf([&] { interpret(*t.kernel, args, {1, 1, 1}); }),
-            "kernel.py:12:9: error: interpreter does not support op 'tt.extern_elementwise'");
+            "kernel.py:12:9: error: 'tt.extern_elementwise': the interpreter does not have the function "
+            "'my_device_fn' (tmetal has libdevice's float32 and integer functions, docs/codegen.md \"libdevice\")");
 }

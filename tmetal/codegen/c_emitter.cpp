@@ -161,3 +161,14 @@ std::string CEmitter::convert(const std::string& expr, const std::string& toType
 }
 
 }  // namespace tmetal::codegen
+
+namespace tmetal::codegen {
+
+std::string CEmitter::libdeviceMarker(std::string_view marker) const {
+  if (marker == "helper") return helperQualifier();
+  if (marker == "inf") return infinity();
+  if (marker == "nan") return quietNan();
+  return "";
+}
+
+}  // namespace tmetal::codegen

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tmetal/ir/type.h"
@@ -105,6 +106,10 @@ class CEmitter {
   // Helper functions the math spellings rely on (erf for MSL); emitted once
   // before the kernel when used.
   virtual std::string mathHelpers(const std::vector<MathFn>& used) const = 0;
+  // The spelling of a marker of the libdevice helpers' text
+  // (codegen/libdevice/libdevice_helpers.h): "exp" -> the target's float exp;
+  // empty for a marker the dialect does not know.
+  virtual std::string libdeviceMarker(std::string_view marker) const;
 
   // ---- memory --------------------------------------------------------------
   virtual std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const = 0;

@@ -1,7 +1,8 @@
 #include "tmetal/codegen/cuda_dialect.h"
 
-#include "tmetal/codegen/msl_dialect.h"
+#include <set>
 
+#include "tmetal/codegen/msl_dialect.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
@@ -518,6 +519,35 @@ __device__ __forceinline__ ushort tmetal_atomic_cas16(ushort* p, ushort expected
   }
 }
 )";
+}
+
+}  // namespace tmetal::codegen
+
+namespace tmetal::codegen {
+
+std::string CudaDialect::libdeviceMarker(std::string_view marker) const {
+  static const std::set<std::string_view> floatFunctions = {
+      "exp",   "exp2",  "exp10", "log",   "log2",  "log10", "sqrt",  "rsqrt", "sin",      "cos",  "tan",
+      "tanh",  "atan",  "asin",  "acos",  "atan2", "sinh",  "cosh",  "asinh", "acosh",    "atanh", "pow",
+      "sinpi", "cospi", "fabs",  "floor", "ceil",  "trunc", "rint",  "round", "copysign", "fmin", "fmax",
+      "ldexp", "fmod",  "fdim",  "fma"};
+  if (floatFunctions.count(marker)) return std::string(marker) + "f";  // expf: never the double overload
+  if (marker.starts_with("fast_")) {
+    const std::string_view fn = marker.substr(5);
+    if (fn == "divide") return "__fdividef";
+    if (floatFunctions.count(fn)) return "__" + std::string(fn) + "f";  // __expf: the hardware approximation
+  }
+  if (marker == "clz") return "__clz";
+  if (marker == "popcount") return "__popc";
+  if (marker == "reverse_bits") return "__brev";
+  if (marker == "mulhi") return "__mulhi";
+  if (marker == "umulhi") return "__umulhi";
+  if (marker == "as_float") return "tmetal_bitcast<float>";
+  if (marker == "as_uint") return "tmetal_bitcast<uint>";
+  if (marker == "add_rn") return "__fadd_rn";
+  if (marker == "sub_rn") return "__fsub_rn";
+  if (marker == "mul_rn") return "__fmul_rn";
+  return CEmitter::libdeviceMarker(marker);
 }
 
 }  // namespace tmetal::codegen

@@ -61,6 +61,7 @@ class CudaDialect : public CEmitter {
   std::string floatDivide(const std::string& a, const std::string& b, ir::ScalarKind k) const override;
   std::string minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const override;
   std::string mathHelpers(const std::vector<MathFn>& used) const override { return ""; }  // CUDA has erff
+  std::string libdeviceMarker(std::string_view marker) const override;
 
   std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
   std::string threadgroupAlias(const std::string& elementType, const std::string& name,

@@ -355,6 +355,7 @@ LoweredKernel KernelLowering::run() {
   if (!math.empty()) helpers.line(math);
   if (atomicsUsed_) helpers.line(dialect_.atomicHelpers());
   if (std::string conversions = floatConversions_.helpers(); !conversions.empty()) helpers.line(conversions);
+  if (std::string libdevice = libdeviceCalls_.helpers(); !libdevice.empty()) helpers.line(libdevice);
   if (!assertions_.empty() || !prints_.empty()) helpers.line(debugHelpers());
   helpers.append(helpers_);
   out.helpers = helpers.str();

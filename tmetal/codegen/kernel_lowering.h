@@ -18,6 +18,7 @@
 #include "tmetal/analysis/axis_info.h"
 #include "tmetal/codegen/c_emitter.h"
 #include "tmetal/codegen/float_conversions.h"
+#include "tmetal/codegen/libdevice/libdevice_calls.h"
 #include "tmetal/codegen/code_buffer.h"
 #include "tmetal/codegen/kernel_abi.h"
 #include "tmetal/codegen/register_tensor.h"
@@ -296,6 +297,7 @@ class KernelLowering {
   std::vector<MathFn> mathUsed_;
   bool atomicsUsed_ = false;
   FloatConversions floatConversions_{dialect_};
+  LibdeviceCalls libdeviceCalls_{dialect_};
   // The kernel's tt.assert and tt.print ops, numbered as the debug buffer reports them.
   std::vector<KernelAssertion> assertions_;
   std::vector<KernelPrint> prints_;

@@ -1,6 +1,7 @@
 #include "tmetal/codegen/msl_dialect.h"
 
 #include <algorithm>
+#include <set>
 
 #include "tmetal/support/diagnostic.h"
 
@@ -308,6 +309,34 @@ static inline ushort tmetal_atomic_cas16(device ushort* p, ushort expected, usho
   }
 }
 )";
+}
+
+}  // namespace tmetal::codegen
+
+namespace tmetal::codegen {
+
+std::string MslDialect::libdeviceMarker(std::string_view marker) const {
+  // metal::precise for the functions that have a fast variant, so that the
+  // library's fast-math setting does not change libdevice's accuracy.
+  static const std::set<std::string_view> precise = {
+      "exp",  "exp2", "exp10", "log",  "log2",  "log10", "sqrt",  "rsqrt", "sin",   "cos",   "tan",  "tanh",
+      "atan", "asin", "acos",  "atan2", "sinh", "cosh",  "asinh", "acosh", "atanh", "pow",   "sinpi", "cospi"};
+  static const std::set<std::string_view> plain = {"fabs", "floor", "ceil", "trunc", "rint", "round", "fma", "copysign",
+                                                   "fmin", "fmax", "ldexp", "fmod", "fdim", "clz", "popcount",
+                                                   "reverse_bits", "mulhi"};
+  if (precise.count(marker)) return "precise::" + std::string(marker);
+  if (plain.count(marker)) return std::string(marker);
+  if (marker.starts_with("fast_")) {
+    const std::string_view fn = marker.substr(5);
+    if (fn == "divide" || precise.count(fn)) return "fast::" + std::string(fn);
+  }
+  if (marker == "umulhi") return "mulhi";
+  if (marker == "as_float") return "as_type<float>";
+  if (marker == "as_uint") return "as_type<uint>";
+  // Metal cannot forbid contracting a * b + c into a fused multiply-add
+  // across an inlined function; these keep the rounded operation a call.
+  if (marker == "add_rn" || marker == "sub_rn" || marker == "mul_rn") return "tmetal_f" + std::string(marker);
+  return CEmitter::libdeviceMarker(marker);
 }
 
 }  // namespace tmetal::codegen

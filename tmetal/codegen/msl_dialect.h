@@ -49,6 +49,7 @@ class MslDialect : public CEmitter {
   std::string mathCall(MathFn fn, const std::vector<std::string>& args, ir::ScalarKind k, bool fast) const override;
   std::string minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const override;
   std::string mathHelpers(const std::vector<MathFn>& used) const override;
+  std::string libdeviceMarker(std::string_view marker) const override;
 
   std::string threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const override;
   std::string threadgroupAlias(const std::string& elementType, const std::string& name,

@@ -8,6 +8,7 @@
 
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/ir/float_bits.h"
+#include "tmetal/ir/libdevice.h"
 #include "tmetal/support/diagnostic.h"
 #include "tmetal/support/power_of_two.h"
 
@@ -383,6 +384,14 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
                            : nan && nan->kind() == ir::Attribute::Kind::Int && nan->asInt() != 0;
       if (!propagate) return clamped;
       return dialect_.isNan(a[0]) + " ? " + a[0] + " : " + clamped;
+    }
+    case OpKind::TtExternElementwise: {
+      const std::string& symbol = op.symbolAttr("symbol");
+      const ir::LibdeviceFunction* f = ir::findLibdeviceFunction(symbol);
+      if (!f)
+        unsupported(op, "the function '" + symbol +
+                            "' (tmetal has libdevice's float32 and integer functions, docs/codegen.md \"libdevice\")");
+      return libdeviceCalls_.call(op, *f, a);
     }
     default:
       unsupported(op, "this op");

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "tmetal/interp/float_format.h"
+#include "tmetal/interp/libdevice_semantics.h"
 #include "tmetal/interp/memory_access.h"
 #include "tmetal/interp/program_executor.h"
 #include "tmetal/interp/scalar_semantics.h"
@@ -188,6 +189,14 @@ ElementFunction elementFunction(const ir::Operation& op, const std::vector<Type>
       if (!predicate) op.fail("unknown predicate '" + op.symbolAttr("predicate") + "'");
       FloatPredicate p = *predicate;
       return [p](const Element* e) { return fromBool(compareFloats(p, e[0].f, e[1].f)); };
+    }
+    case OpKind::TtExternElementwise: {
+      const std::string& symbol = op.symbolAttr("symbol");
+      const ir::LibdeviceFunction* f = ir::findLibdeviceFunction(symbol);
+      if (!f)
+        op.fail("the interpreter does not have the function '" + symbol +
+                "' (tmetal has libdevice's float32 and integer functions, docs/codegen.md \"libdevice\")");
+      return libdeviceSemantics(*f);
     }
     case OpKind::ArithSelect:
       requireCount(op, in.size(), 3);

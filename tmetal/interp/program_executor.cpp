@@ -13,9 +13,8 @@ ProgramExecutor::ProgramExecutor(std::vector<KernelArg>& args, std::array<int64_
 
 bool ProgramExecutor::isElementwise(OpKind kind) {
   // tt.addptr has its own case in runOp (pointer arithmetic on (buffer,
-  // offset) values); tt.extern_elementwise calls a library the interpreter
-  // does not have, and is refused as unsupported.
-  return ir::isElementwise(kind) && kind != OpKind::TtAddPtr && kind != OpKind::TtExternElementwise;
+  // offset) values).
+  return ir::isElementwise(kind) && kind != OpKind::TtAddPtr;
 }
 
 std::vector<RuntimeValue> ProgramExecutor::runFunction(const ir::Function& function,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tmetal/ir/decompose_dot_scaled.h"
+#include "tmetal/ir/libdevice.h"
 #include "tmetal/ir/op_syntax.h"
 #include "tmetal/ir/text_syntax.h"
 
@@ -200,6 +201,7 @@ class Verifier {
   void checkConstant(const Operation& op);
   void checkDot(const Operation& op);
   void checkDotScaled(const Operation& op);
+  void checkLibdeviceCall(const Operation& op);
   void checkBlockPointerOp(const Operation& op);
   void checkMisc(const Operation& op);
 
@@ -524,6 +526,24 @@ void Verifier::checkDotScaled(const Operation& op) {
     op.fail("attribute 'fastMath' must be a boolean");
 }
 
+// A known libdevice function gets its types checked (a call of an unknown
+// one is refused where it would run: the interpreter, the code generators).
+void Verifier::checkLibdeviceCall(const Operation& op) {
+  const std::string& symbol = op.symbolAttr("symbol");
+  const LibdeviceFunction* f = findLibdeviceFunction(symbol);
+  if (!f) return;
+  auto typeName = [](LibdeviceType t) { return std::string(scalarName(libdeviceScalarKind(t))); };
+  if (op.numOperands() != f->arguments.size())
+    op.fail(symbol + " takes " + std::to_string(f->arguments.size()) + " operand(s), found " +
+            std::to_string(op.numOperands()));
+  for (size_t i = 0; i < f->arguments.size(); ++i)
+    if (type(op, i).elementOrSelf() != Type::scalar(libdeviceScalarKind(f->arguments[i])))
+      op.fail(symbol + ": operand " + std::to_string(i) + " must be " + typeName(f->arguments[i]) + ", found " +
+              quoted(type(op, i)));
+  if (resultType(op).elementOrSelf() != Type::scalar(libdeviceScalarKind(f->result)))
+    op.fail(symbol + ": the result must be " + typeName(f->result) + ", found " + quoted(resultType(op)));
+}
+
 void Verifier::checkDot(const Operation& op) {
   counts(op, 3, 3, 1);
   const Type& a = type(op, 0);
@@ -830,6 +850,7 @@ void Verifier::checkMisc(const Operation& op) {
         if (!sameShape(type(op, i), resultType(op)))
           op.fail("operand " + std::to_string(i) + " must have the result's shape");
       requireAttr(op, "symbol", Attribute::Kind::String, "the function's name");
+      checkLibdeviceCall(op);
       return;
     }
     case OpKind::TtUnsplat: {

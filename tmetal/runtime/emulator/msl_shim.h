@@ -617,6 +617,23 @@ TMETAL_VECTOR_TYPES(bool)
 // metal::precise:: name the same functions. Half and bfloat are computed in
 // float and rounded once.
 
+namespace tmetal_emu {
+// sin(pi x), cos(pi x): the argument reduced exactly (fmod by 2) first, so
+// that whole and half-whole x give exact zeros and ones.
+inline float sinpi(float x) {
+  if (__builtin_isinf(x) || x != x) return __builtin_nanf("");
+  const double r = __builtin_fmod(double(x), 2.0);
+  if (r == __builtin_trunc(r)) return __builtin_copysignf(0.0f, x);
+  return float(__builtin_sin(3.14159265358979323846 * r));
+}
+inline float cospi(float x) {
+  if (__builtin_isinf(x) || x != x) return __builtin_nanf("");
+  const double r = __builtin_fabs(__builtin_fmod(double(x), 2.0));
+  if (r == 0.5 || r == 1.5) return 0.0f;
+  return float(__builtin_cos(3.14159265358979323846 * r));
+}
+}  // namespace tmetal_emu
+
 namespace metal {
 
 using tmetal_emu::vec;
@@ -657,6 +674,8 @@ TMETAL_FLOAT_FUNCTION_1(ceil, __builtin_ceilf(x))
 TMETAL_FLOAT_FUNCTION_1(trunc, __builtin_truncf(x))
 TMETAL_FLOAT_FUNCTION_1(round, __builtin_roundf(x))
 TMETAL_FLOAT_FUNCTION_1(rint, __builtin_rintf(x))
+TMETAL_FLOAT_FUNCTION_1(sinpi, tmetal_emu::sinpi(x))
+TMETAL_FLOAT_FUNCTION_1(cospi, tmetal_emu::cospi(x))
 TMETAL_FLOAT_FUNCTION_1(fract, __builtin_fminf(x - __builtin_floorf(x), 0x1.fffffep-1f))
 TMETAL_FLOAT_FUNCTION_1(saturate, __builtin_fminf(__builtin_fmaxf(x, 0.0f), 1.0f))
 TMETAL_FLOAT_FUNCTION_1(sign, x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == x ? 0.0f * x : 0.0f)
@@ -863,6 +882,14 @@ constexpr T ctz(T x) {
   using U = std::make_unsigned_t<T>;
   const U u = U(x);
   return u == 0 ? T(sizeof(T) * 8) : T(__builtin_ctzll(u));
+}
+template <class T>
+  requires std::is_integral_v<T>
+constexpr T reverse_bits(T x) {
+  using U = std::make_unsigned_t<T>;
+  U u = U(x), r = 0;
+  for (int i = 0; i < int(sizeof(T) * 8); ++i) r = U((r << 1) | ((u >> i) & 1u));
+  return T(r);
 }
 template <class T>
   requires(std::is_integral_v<T> && sizeof(T) <= 4)
