@@ -24,6 +24,7 @@
 #include "tmetal/codegen/compile_kernel.h"
 #include "tmetal/codegen/debug_buffer.h"
 #include "tmetal/hw/hardware_selection.h"
+#include "tmetal/codegen/libdevice/libdevice_calls.h"
 #include "tmetal/ir/libdevice.h"
 #endif
 
@@ -123,20 +124,22 @@ void bindCodegen(nb::module_& m) {
   m.def(
       "libdevice_functions",
       []() {
-        std::vector<std::tuple<std::string, std::string, std::string, std::vector<std::string>>> out;
+        std::vector<std::tuple<std::string, std::string, std::string, std::vector<std::string>, bool>> out;
 #ifdef TMETAL_BINDING_HAS_CODEGEN
         for (const ir::LibdeviceFunction& f : ir::libdeviceFunctions()) {
           std::vector<std::string> arguments;
           for (ir::LibdeviceType t : f.arguments) arguments.emplace_back(ir::libdeviceTypeName(t));
-          out.emplace_back(f.pythonName, f.symbol, ir::libdeviceTypeName(f.result), std::move(arguments));
+          out.emplace_back(f.pythonName, f.symbol, ir::libdeviceTypeName(f.result), std::move(arguments),
+                           codegen::libdeviceImplemented(f));
         }
 #else
         raiseUnavailable("the code generator");
 #endif
         return out;
       },
-      "The libdevice functions the code generators implement (tmetal/ir/libdevice.def), as (name, symbol, "
-      "result type, [argument types]) with Triton's type names ('fp32', 'int32', 'uint32', ...).");
+      "The libdevice functions tmetal knows (tmetal/ir/libdevice.def), as (name, symbol, result type, [argument "
+      "types], implemented) with Triton's type names ('fp32', 'int32', 'uint32', ...); `implemented` is false "
+      "where the code generators lack the function's helper yet.");
   m.def(
       "debug_buffer_words",
       [](const std::string& metadataJson) -> std::vector<int32_t> {

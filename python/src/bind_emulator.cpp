@@ -67,10 +67,16 @@ emu::ArgSlot bufferSlot(const codegen::KernelParam& param, nb::handle value, Hel
     }
     auto address = nb::cast<uintptr_t>(value.attr("data_ptr")());
     size_t bytes = 0;
-    if (nb::hasattr(value, "untyped_storage")) {
+    // triton.reinterpret's TensorWrapper (unsigned and fp8 views of a torch
+    // tensor) has data_ptr() and its tensor as `base`.
+    nb::object sized = nb::borrow(value);
+    if (!nb::hasattr(value, "untyped_storage") && nb::hasattr(value, "base") &&
+        nb::hasattr(value.attr("base"), "untyped_storage"))
+      sized = value.attr("base");
+    if (nb::hasattr(sized, "untyped_storage")) {
       // PyTorch: the kernel may reach anything from data_ptr() to the end of
       // the storage (views with offsets and strides), so that is the bound.
-      nb::object storage = value.attr("untyped_storage")();
+      nb::object storage = sized.attr("untyped_storage")();
       auto begin = nb::cast<uintptr_t>(storage.attr("data_ptr")());
       auto total = nb::cast<size_t>(storage.attr("nbytes")());
       bytes = begin + total - address;

@@ -38,12 +38,11 @@ def _function(name: str, overloads: list) -> object:
     return function
 
 
-def _missing(name: str) -> object:
+def _missing(name: str, reason: str) -> object:
 
     @core.extern
     def function(*args, _semantic=None):
-        raise NotImplementedError(f"libdevice.{name} is not implemented by tmetal (it has libdevice's float32 and "
-                                  "integer functions; Apple GPUs have no float64)")
+        raise NotImplementedError(f"libdevice.{name} is not implemented by tmetal ({reason})")
 
     function.__name__ = name
     function.__qualname__ = name
@@ -52,12 +51,19 @@ def _missing(name: str) -> object:
 
 def _build() -> dict:
     overloads: dict = {}
-    for name, symbol, result, args in core_module().libdevice_functions():
-        overloads.setdefault(name, []).append((symbol, result, args))
+    pending: set = set()
+    for name, symbol, result, args, implemented in core_module().libdevice_functions():
+        if implemented:
+            overloads.setdefault(name, []).append((symbol, result, args))
+        else:
+            pending.add(name)
     functions = {name: _function(name, entries) for name, entries in overloads.items()}
+    for name in pending - functions.keys():
+        functions[name] = _missing(name, "not yet: its Metal helper is still to be written")
     for name in dir(_triton_libdevice):
         if not name.startswith("_") and callable(getattr(_triton_libdevice, name)) and name not in functions:
-            functions[name] = _missing(name)
+            functions[name] = _missing(name, "it has libdevice's float32 and integer functions; Apple GPUs have no "
+                                       "float64")
     return functions
 
 

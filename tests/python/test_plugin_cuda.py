@@ -27,6 +27,7 @@ import test_random_dots as random_dots  # noqa: E402
 import test_random_shapes as random_shapes  # noqa: E402
 import test_plugin_language as language  # noqa: E402
 import test_plugin_float8 as float8  # noqa: E402
+import test_plugin_libdevice as libdevice  # noqa: E402
 from test_plugin_launch import two_dots_kernel  # noqa: E402
 
 if not triton_metal.capabilities().get("cuda"):
@@ -157,6 +158,11 @@ ON_CUDA_LANGUAGE = language.Device(
 def test_language_feature_on_cuda(cuda_driver, name):
     check = float8.CHECKS[name.split(":")[1]] if name.startswith("float8:") else language.CHECKS[name]
     check(ON_CUDA_LANGUAGE)
+
+
+@pytest.mark.parametrize("name", list(libdevice.CHECKS))
+def test_libdevice_on_cuda(cuda_driver, name):
+    libdevice.CHECKS[name](ON_CUDA_LANGUAGE)
 
 
 @pytest.mark.parametrize("case", random_reductions.CASES, ids=random_reductions._case_id)

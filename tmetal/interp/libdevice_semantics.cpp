@@ -462,7 +462,9 @@ std::function<Element(const Element* operands)> libdeviceSemantics(const ir::Lib
     case LibdeviceFn::Erfcxf:
       return unaryFloat([](double x) { return std::isnan(x) ? x : static_cast<double>(erfcScaled(x)); });
     case LibdeviceFn::Erfinvf:
-      return unaryFloat([](double y) { return std::isnan(y) ? y : static_cast<double>(erfcInverse(1.0L - y)); });
+      return unaryFloat([](double y) {
+        return std::isnan(y) || std::fabs(y) > 1 ? std::nan("") : static_cast<double>(erfcInverse(1.0L - y));
+      });
     case LibdeviceFn::Erfcinvf:
       return unaryFloat([](double y) {
         return std::isnan(y) || y < 0 || y > 2 ? std::nan("") : static_cast<double>(erfcInverse(y));

@@ -23,6 +23,12 @@ std::vector<std::string> helperNames(const std::string& code) {
 
 }  // namespace
 
+bool libdeviceImplemented(const ir::LibdeviceFunction& f) {
+  for (const std::string& name : helperNames(std::string(f.code)))
+    if (!findLibdeviceHelper(name)) return false;
+  return true;
+}
+
 std::string LibdeviceCalls::cType(ir::LibdeviceType t) const {
   const ir::ScalarKind k = ir::libdeviceScalarKind(t);
   return ir::isUnsigned(t) ? dialect_.unsignedType(k) : dialect_.scalarType(k);

@@ -13,6 +13,10 @@
 
 namespace tmetal::codegen {
 
+// Whether every helper `f`'s expression calls exists (the others are refused
+// as not implemented yet).
+bool libdeviceImplemented(const ir::LibdeviceFunction& f);
+
 class LibdeviceCalls {
  public:
   explicit LibdeviceCalls(const CEmitter& dialect) : dialect_(dialect) {}

@@ -1,16 +1,20 @@
-// TEMPORARY: groups not written yet.
+// The helper groups not written yet: empty, so that their functions are
+// refused as not implemented (libdeviceImplemented) until each group's file
+// replaces its definition here.
 #include "tmetal/codegen/libdevice/libdevice_helpers.h"
+
 namespace tmetal::codegen {
-#ifndef HAVE_BESSEL
-const std::vector<LibdeviceHelper>& besselHelpers() { static const std::vector<LibdeviceHelper> v; return v; }
-#endif
-#ifndef HAVE_GAMMA
-const std::vector<LibdeviceHelper>& gammaErfHelpers() { static const std::vector<LibdeviceHelper> v; return v; }
-#endif
-#ifndef HAVE_ELEM
-const std::vector<LibdeviceHelper>& elementaryHelpers() { static const std::vector<LibdeviceHelper> v; return v; }
-#endif
-#ifndef HAVE_ROUND
-const std::vector<LibdeviceHelper>& roundingHelpers() { static const std::vector<LibdeviceHelper> v; return v; }
-#endif
+
+namespace {
+const std::vector<LibdeviceHelper>& none() {
+  static const std::vector<LibdeviceHelper> empty;
+  return empty;
 }
+}  // namespace
+
+const std::vector<LibdeviceHelper>& besselHelpers() { return none(); }
+const std::vector<LibdeviceHelper>& gammaErfHelpers() { return none(); }
+const std::vector<LibdeviceHelper>& elementaryHelpers() { return none(); }
+const std::vector<LibdeviceHelper>& roundingHelpers() { return none(); }
+
+}  // namespace tmetal::codegen
