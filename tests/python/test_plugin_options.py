@@ -62,7 +62,7 @@ def test_bad_environment_flag_is_an_error(backend, monkeypatch):
     ({"num_stages": 0}, "num_stages must be >= 1"),
     ({"layout": "diagonal"}, "unknown layout policy 'diagonal'"),
     ({"launch_cooperative_grid": True}, "cooperative"),
-    ({"extern_libs": {"libdevice": "/x.bc"}}, "device libraries"),
+    ({"extern_libs": {"libdevice": "/x.bc"}}, "links no device bitcode"),
 ])
 def test_invalid_options_are_compile_errors(backend, opts, message):
     with pytest.raises(CompileError, match=message):
