@@ -100,4 +100,20 @@ inline bool inCi() {
     }                                                                                                \
   } while (0)
 
+// Compiles TTIR for the CUDA target and the result with NVRTC for sm_90; a
+// failure shows the CUDA source.
+inline void expectCompilesWithNvrtc(const std::string& ttir, const std::string& name) {
+  auto module = frontend::parseTtir(ttir, name + ".ttir");
+  ir::verify(*module);
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  codegen::CompiledKernel kernel = codegen::compileKernel(*module, options);
+  try {
+    runtime::cuda::NvrtcOutput out = runtime::cuda::compileWithNvrtc(kernel.source, name + ".cu", {"sm_90", {}});
+    EXPECT_FALSE(out.cubin.empty());
+  } catch (const CompileError& e) {
+    ADD_FAILURE() << e.what() << "\n---- the CUDA source ----\n" << kernel.source;
+  }
+}
+
 }  // namespace tmetal::cudatest
