@@ -15,6 +15,5 @@ const std::vector<LibdeviceHelper>& none() {
 const std::vector<LibdeviceHelper>& besselHelpers() { return none(); }
 const std::vector<LibdeviceHelper>& gammaErfHelpers() { return none(); }
 const std::vector<LibdeviceHelper>& elementaryHelpers() { return none(); }
-const std::vector<LibdeviceHelper>& roundingHelpers() { return none(); }
 
 }  // namespace tmetal::codegen
