@@ -414,24 +414,20 @@ std::function<Element(const Element* operands)> libdeviceSemantics(const ir::Lib
     case LibdeviceFn::Hypotf: return binaryFloat([](double x, double y) { return std::hypot(x, y); });
     case LibdeviceFn::Rhypotf: return binaryFloat([](double x, double y) { return 1.0 / std::hypot(x, y); });
     case LibdeviceFn::Norm3df:
-    case LibdeviceFn::Rnorm3df: {
-      const bool reciprocal = f.fn == LibdeviceFn::Rnorm3df;
-      return [reciprocal](const Element* e) {
-        const double n = std::hypot(double(f32(e[0])), double(f32(e[1])), double(f32(e[2])));
-        return ofFloat(reciprocal ? 1.0 / n : n);
-      };
-    }
+    case LibdeviceFn::Rnorm3df:
     case LibdeviceFn::Norm4df:
     case LibdeviceFn::Rnorm4df: {
-      const bool reciprocal = f.fn == LibdeviceFn::Rnorm4df;
-      return [reciprocal, inf](const Element* e) {
+      // As hypot: an infinite operand wins over a NaN.
+      const bool reciprocal = f.fn == LibdeviceFn::Rnorm3df || f.fn == LibdeviceFn::Rnorm4df;
+      const size_t count = f.arguments.size();
+      return [reciprocal, count, inf](const Element* e) {
         double sum = 0;
         bool infinite = false, nan = false;
-        for (int i = 0; i < 4; ++i) {
+        for (size_t i = 0; i < count; ++i) {
           const double v = f32(e[i]);
           infinite |= std::isinf(v);
           nan |= std::isnan(v);
-          sum += v * v;  // exact enough in double: float squares cannot overflow it
+          sum += v * v;  // float squares neither overflow nor lose bits in double
         }
         const double n = infinite ? inf : nan ? std::nan("") : std::sqrt(sum);
         return ofFloat(reciprocal ? 1.0 / n : n);

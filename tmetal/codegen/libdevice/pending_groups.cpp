@@ -14,6 +14,5 @@ const std::vector<LibdeviceHelper>& none() {
 
 const std::vector<LibdeviceHelper>& besselHelpers() { return none(); }
 const std::vector<LibdeviceHelper>& gammaErfHelpers() { return none(); }
-const std::vector<LibdeviceHelper>& elementaryHelpers() { return none(); }
 
 }  // namespace tmetal::codegen
