@@ -6,7 +6,12 @@
 // expm1 and log1p use Kahan's correction ((e^x - 1) * x / log(e^x), and
 // log(1 + x) * x / ((1 + x) - 1)), which cancels the rounding error of the
 // 1 + x or e^x they start from.
-// pow and powi are not here yet: they need log2 in more than float precision.
+// pow needs log(x) to more than float precision (y * log(x) reaches 104,
+// where float's rounding would cost a hundred ulps): log(x) is carried as a
+// sum of two floats (e * ln 2 with ln 2 split so that e * its upper part is
+// exact, plus log(m) = 2 atanh((m - 1) / (m + 1)) whose leading term keeps
+// its division's residual), multiplied by y with fma's exact error, and
+// exp(hi + lo) is exp(hi) * (1 + lo).
 #include "tmetal/codegen/libdevice/libdevice_helpers.h"
 
 namespace tmetal::codegen {
@@ -126,6 +131,68 @@ const std::vector<LibdeviceHelper>& elementaryHelpers() {
   return @log(u) * (x / (u - 1.0f));
 }
 )"},
+      {"tmetal_powf", {"tmetal_ilogbf"}, R"(@helper float tmetal_powf(float x, float y) {
+  // C99's special cases first (Annex F.9.4.4).
+  if (y == 0.0f || x == 1.0f) return 1.0f;
+  if (x != x || y != y) return x + y;
+  bool yInteger = @trunc(y) == y;
+  bool yOdd = yInteger && @fabs(y) < 16777216.0f && @fabs(@fmod(y, 2.0f)) == 1.0f;
+  float ax = @fabs(x);
+  if (@fabs(y) == @inf) {
+    if (ax == 1.0f) return 1.0f;
+    return (ax < 1.0f) == (y > 0.0f) ? 0.0f : @inf;
+  }
+  if (ax == @inf || x == 0.0f) {
+    // x^y is 0 or infinite; odd integer powers keep x's sign.
+    bool infinite = (ax == @inf) == (y > 0.0f);
+    float magnitude = infinite ? @inf : 0.0f;
+    return yOdd ? @copysign(magnitude, x) : magnitude;
+  }
+  if (x < 0.0f && !yInteger) return @nan;
+  // log(ax) = e ln2 + log(m), m in [sqrt(1/2), sqrt(2)).
+  int e = tmetal_ilogbf(ax);
+  float m = @ldexp(ax, -e);
+  if (m > 1.41421356f) {
+    m *= 0.5f;
+    e += 1;
+  }
+  float f = m - 1.0f;  // exact
+  float d = 2.0f + f;
+  float dLow = (2.0f - d) + f;  // d + dLow = 2 + f exactly
+  float s = f / d;
+  float sLow = (@fma(-s, d, f) - s * dLow) / d;  // s + sLow = f / (2 + f) to twice float's precision
+  float s2 = s * s;
+  // 2 atanh(s) = 2s + 2s^3 (1/3 + s^2/5 + ...): the tail is small, float will do.
+  float tail = 2.0f * s * s2 *
+               (0.333333333f + s2 * (0.2f + s2 * (0.142857143f + s2 * (0.111111111f + s2 * (0.0909090909f +
+                                                                                              s2 * 0.0769230769f)))));
+  // ln2 = 0.693145752 (16 bits, so that e times it is exact) + 1.42860677e-6.
+  float eHigh = float(e) * 0.693145751953125f;
+  float eLow = float(e) * 1.4286068203094172e-6f;
+  // hi + lo = eHigh + 2s + (eLow + 2 sLow + tail), summed without losing 2s's bits.
+  float hi = eHigh + 2.0f * s;
+  float lo = (eHigh - hi) + 2.0f * s;  // exact: |eHigh| >= |2s| or eHigh == 0
+  if (@fabs(2.0f * s) > @fabs(eHigh)) lo = (2.0f * s - hi) + eHigh;
+  lo += eLow + 2.0f * sLow + tail;
+  float logHigh = hi + lo;
+  float logLow = lo - (logHigh - hi);
+  // y log(ax) as a sum of two floats.
+  float p = y * logHigh;
+  float pLow = @fma(y, logHigh, -p) + y * logLow;
+  float result;
+  if (p > 88.8f) {
+    result = @inf;
+  } else if (p < -104.0f) {
+    result = 0.0f;
+  } else {
+    result = @exp(p);
+    result = @fma(result, pLow, result);
+  }
+  return (x < 0.0f && yOdd) ? -result : result;
+}
+)"},
+      {"tmetal_powif", {"tmetal_powf"},
+       "@helper float tmetal_powif(float x, int n) { return tmetal_powf(x, float(n)); }  // as CUDA's powif\n"},
   };
   return helpers;
 }
