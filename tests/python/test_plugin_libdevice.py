@@ -97,7 +97,7 @@ SPECIAL = {
     "y1": (sample(0.01, 30, 1), lambda x: sp.y1(x), 8, 2.5e-6),
     "cyl_bessel_i0": (sample(-20, 20), lambda x: sp.i0(x), 8, 0),
     "cyl_bessel_i1": (sample(-20, 20, 1), lambda x: sp.i1(x), 8, 0),
-    "erf": (sample(-5, 5), lambda x: sp.erf(x), 2, 0),
+    "erf": (sample(-5, 5), lambda x: sp.erf(x), 3, 0),
     "erfc": (sample(-3, 10), lambda x: sp.erfc(x), 5, 0),
     "erfcx": (sample(-5, 50), lambda x: sp.erfcx(x), 5, 0),
     "erfinv": (sample(-0.9999, 0.9999), lambda x: sp.erfinv(x), 4, 0),

@@ -10,7 +10,9 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <iomanip>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -383,7 +385,9 @@ TEST_F(LibdeviceCodegen, EmulatorAgreesWithTheInterpreterOnEveryFunction) {
           std::memcpy(&a, &want[at], 4);
           std::memcpy(&b, &got[at], 4);
           same = withinTolerance(b, a, tolerance);
-          shown = "interpreter " + std::to_string(a) + ", emulator " + std::to_string(b);
+          std::ostringstream text;
+          text << std::setprecision(9) << "interpreter " << a << ", emulator " << b;
+          shown = text.str();
         } else {
           same = std::memcmp(&want[at], &got[at], width) == 0;
           int64_t a = 0, b = 0;

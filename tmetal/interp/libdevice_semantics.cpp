@@ -96,6 +96,19 @@ long double erfcInverse(long double y) {
   return lower ? -x : x;
 }
 
+// Inverse of erf on (-1, 1): through erfc near +-1, Newton on erf itself
+// elsewhere (1 - y would lose a small y's digits).
+long double erfInverse(long double y) {
+  if (std::fabs(y) > 0.5L) return std::copysign(erfcInverse(1 - std::fabs(y)), y);
+  long double x = y * std::sqrt(std::numbers::pi_v<long double>) / 2;
+  for (int i = 0; i < 100; ++i) {
+    const long double step = (std::erf(x) - y) / (2 / std::sqrt(std::numbers::pi_v<long double>) * std::exp(-x * x));
+    x -= step;
+    if (std::fabs(step) <= std::fabs(x) * 1e-19L) break;
+  }
+  return x;
+}
+
 long double erfcScaled(long double x) {
   if (x < 50) return std::exp(x * x) * std::erfc(x);
   // The asymptotic series, its terms falling fast this far out.
@@ -459,7 +472,9 @@ std::function<Element(const Element* operands)> libdeviceSemantics(const ir::Lib
       return unaryFloat([](double x) { return std::isnan(x) ? x : static_cast<double>(erfcScaled(x)); });
     case LibdeviceFn::Erfinvf:
       return unaryFloat([](double y) {
-        return std::isnan(y) || std::fabs(y) > 1 ? std::nan("") : static_cast<double>(erfcInverse(1.0L - y));
+        if (std::isnan(y) || std::fabs(y) > 1) return std::nan("");
+        if (std::fabs(y) == 1) return std::copysign(HUGE_VAL, y);
+        return static_cast<double>(erfInverse(y));
       });
     case LibdeviceFn::Erfcinvf:
       return unaryFloat([](double y) {

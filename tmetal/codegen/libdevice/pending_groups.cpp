@@ -13,6 +13,5 @@ const std::vector<LibdeviceHelper>& none() {
 }  // namespace
 
 const std::vector<LibdeviceHelper>& besselHelpers() { return none(); }
-const std::vector<LibdeviceHelper>& gammaErfHelpers() { return none(); }
 
 }  // namespace tmetal::codegen
