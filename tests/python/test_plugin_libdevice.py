@@ -100,7 +100,7 @@ SPECIAL = {
     "erf": (sample(-5, 5), lambda x: sp.erf(x), 3, 0),
     "erfc": (sample(-3, 10), lambda x: sp.erfc(x), 5, 0),
     "erfcx": (sample(-5, 50), lambda x: sp.erfcx(x), 5, 0),
-    "erfinv": (sample(-0.9999, 0.9999), lambda x: sp.erfinv(x), 4, 0),
+    "erfinv": (sample(-0.9999, 0.9999), lambda x: sp.erfinv(x), 5, 0),
     "erfcinv": (sample(1e-6, 1.999), lambda x: sp.erfcinv(x), 4, 0),
     "normcdf": (sample(-12, 6), lambda x: sp.ndtr(x), 5, 0),
     "normcdfinv": (sample(1e-6, 0.999999), lambda x: sp.ndtri(x), 5, 0),

@@ -186,7 +186,7 @@ const std::vector<LibdeviceHelper>& elementaryHelpers() {
     result = 0.0f;
   } else {
     result = @exp(p);
-    result = @fma(result, pLow, result);
+    if (result != @inf) result = @fma(result, pLow, result);  // inf * pLow + inf would be NaN
   }
   return (x < 0.0f && yOdd) ? -result : result;
 }

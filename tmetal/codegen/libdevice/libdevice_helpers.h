@@ -7,17 +7,22 @@
 // The text is plain C with a few markers that each dialect spells its own way:
 //   @helper         the qualifier of a helper function ("static inline" in MSL,
 //                   "static __device__ __forceinline__" in CUDA)
-//   @exp( @exp2( @log( @log2( @sqrt( @rsqrt( @sin( @cos( @tan( @tanh( @atan(
-//   @fabs( @floor( @ceil( @trunc( @rint( @fma( @copysign( @fmin( @fmax(
-//   @pow( @ldexp( @sinpi( @cospi( @fmod(
+//   @exp( @exp2( @exp10( @log( @log2( @log10( @sqrt( @rsqrt( @sin( @cos( @tan(
+//   @sinh( @cosh( @tanh( @asin( @acos( @atan( @atan2( @asinh( @acosh( @atanh(
+//   @sinpi( @cospi( @pow( @fabs( @floor( @ceil( @trunc( @rint( @round(
+//   @fma( @copysign( @fmin( @fmax( @ldexp( @fmod( @fdim(
 //                   the target's float math function (metal::precise::exp,
 //                   expf, ...); every argument and result is a float (ldexp:
 //                   float, int)
+//   @fast_exp( ... @fast_divide(   the hardware approximation (metal::fast::exp, __expf)
+//   @clz( @popcount( @reverse_bits( @mulhi( @umulhi(   32-bit integer instructions
+//   @add_rn( @sub_rn( @mul_rn(   a float operation the compiler must not fuse
 //   @as_float(e)    the float whose bits are the uint e
 //   @as_uint(e)     the bits of the float e, as a uint
 //   @inf @nan       float infinity and a quiet NaN
-// Types are float, int and uint (32 bits each); literals carry the f suffix
-// (MSL has no double). NaN tests are written `x != x`.
+// Types are float, int and uint (32 bits each), long and ulong (64);
+// literals carry the f suffix (MSL has no double). NaN tests are written
+// `x != x`. Each dialect spells the markers in CEmitter::libdeviceMarker.
 #pragma once
 
 #include <string>
