@@ -288,3 +288,57 @@ def _batched_ref(a):
 register(Case(name="grid_3d_batched_scale", kernel=batched_scale_kernel, make_args=_batched_args,
               grid=(cdiv(100, 64), 5, 3), constexprs={"BLOCK_N": 64}, reference=_batched_ref, outputs=("out_ptr", ),
               tolerances={"fp32": (0.0, 0.0)}))
+
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def pointer_walk_kernel(x_ptr, next_ptr, out_ptr, n_cols, steps, BLOCK: tl.constexpr):
+    """Two loops whose four unrolled trips the lowering writes out loads
+    first: a weighted row sum through pointers the loop advances (each
+    trip's address from the trip before's pointer arithmetic), and a walk
+    that follows the indices it loads (each trip's address is the trip
+    before's loaded value)."""
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x_ptrs = x_ptr + pid * n_cols + offs
+    acc = tl.zeros((BLOCK, ), dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        weight = (start + offs).to(tl.float32)
+        acc += tl.load(x_ptrs, mask=start + offs < n_cols, other=0.0) * weight
+        x_ptrs += BLOCK
+    cur = pid * BLOCK + offs
+    total = tl.zeros((BLOCK, ), dtype=tl.int32)
+    for _ in range(steps):
+        cur = tl.load(next_ptr + cur)
+        total += cur
+    tl.store(out_ptr + pid * BLOCK + offs, acc + total.to(tl.float32))
+
+
+def _walk_args(rng):
+    rows, cols, block = 3, 1000, 32
+    return {"x_ptr": rng.integers(-4, 5, (rows, cols)).astype(np.float32),
+            "next_ptr": rng.permutation(rows * block).astype(np.int32), "out_ptr": np.zeros(rows * block, np.float32),
+            "n_cols": cols, "steps": 7}
+
+
+def _walk_ref(a):
+    x, nxt = a["x_ptr"], a["next_ptr"]
+    rows, cols = x.shape
+    block = nxt.size // rows
+    weighted = np.zeros((rows, block))
+    for start in range(0, cols, block):
+        for b in range(block):
+            if start + b < cols:
+                weighted[:, b] += x[:, start + b].astype(np.float64) * (start + b)
+    cur = np.arange(rows * block)
+    total = np.zeros(rows * block, np.int64)
+    for _ in range(a["steps"]):
+        cur = nxt[cur]
+        total += cur
+    return {"out_ptr": (weighted.reshape(-1) + total).astype(np.float32)}
+
+
+register(Case(name="pointer_walk_loops", kernel=pointer_walk_kernel, make_args=_walk_args, grid=(3, ),
+              constexprs={"BLOCK": 32}, num_warps=1, reference=_walk_ref, outputs=("out_ptr", ),
+              tolerances={"fp32": (0.0, 0.0)}))

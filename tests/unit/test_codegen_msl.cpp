@@ -340,21 +340,49 @@ TEST(CodegenMsl, LoopsThatCombineNothingAcrossThreadsAreUnrolledByFour) {
   // LayerNorm's three loops only load and combine elementwise. Their trip
   // count (n_cols / 256, rounded up) is known only at run time: the trips up
   // to a multiple of four run unrolled by four, the rest unrolled by two.
+  // The first two loops (mean and variance) only load and compute, so the
+  // lowering writes their four trips out, every trip's loads first; the
+  // third stores and gets the target compiler's unrolling.
   // The column sums reduce every tile inside their loop, a threadgroup
   // barrier per trip, and are not unrolled.
   codegen::CompiledKernel norm = compileCase("layernorm_fwd");
   EXPECT_EQ(count(norm.source, " = n_cols > 0 ? (n_cols - 1) / 256 + 1 : 0;"), 3u) << norm.source;
   EXPECT_NE(norm.source.find("int start_main_end = start_trips / 4 * (4 * 256);\n"
-                             "  #pragma clang loop unroll_count(4)\n"
-                             "  for (int start = 0; start < start_main_end; start += 256) {"),
+                             "  for (int start = 0; start < start_main_end; start += 4 * 256) {"),
             std::string::npos);
+  for (const char* trip : {"int start0 = start + 1 * 256;", "int start1 = start + 2 * 256;",
+                           "int start2 = start + 3 * 256;"})
+    EXPECT_NE(norm.source.find(trip), std::string::npos) << trip;
   EXPECT_NE(norm.source.find("#pragma clang loop unroll_count(2)\n"
-                             "  for (int start0 = start_main_end; start0 < n_cols; start0 += 256) {"),
+                             "  for (int start3 = start_main_end; start3 < n_cols; start3 += 256) {"),
             std::string::npos);
-  EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(4)"), 3u);
+  EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(4)"), 1u);
   EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(2)"), 3u);
   codegen::CompiledKernel columns = compileCase("col_reduce_loop");
   EXPECT_EQ(columns.source.find("#pragma"), std::string::npos);
+}
+
+TEST(CodegenMsl, UnrolledTripsOfElementLoadsAreWrittenOutLoadsFirst) {
+  // Both loops only load and compute, with element loads: the lowering
+  // writes their four trips out, every trip's load before the first trip's
+  // arithmetic. The row sum's loads read a pointer the loop advances: each
+  // trip's load reads the pointer the trip before computed. The walk's loads
+  // read the index the trip before loaded.
+  codegen::CompileOptions options;
+  options.numWarps = 1;
+  codegen::CompiledKernel k = compileCase("pointer_walk_loops", options);
+  EXPECT_EQ(count(k.source, "#pragma clang loop unroll_count(4)"), 0u) << k.source;
+  EXPECT_EQ(count(k.source, "#pragma clang loop unroll_count(2)"), 2u);
+  EXPECT_NE(k.source.find("  for (int start = 0; start < start_main_end; start += 4 * 32) {"), std::string::npos);
+  const size_t lastLoad = k.source.find("float acc_13_2 = acc_12_2 ? *x_ptrs_16_1 : 0.0f;");
+  const size_t firstProduct = k.source.find("float acc_14 = acc_13 * weight_10;");
+  ASSERT_NE(lastLoad, std::string::npos);
+  ASSERT_NE(firstProduct, std::string::npos);
+  EXPECT_LT(lastLoad, firstProduct);
+  EXPECT_NE(k.source.find("device int* cur_10_0 = next_ptr + cur_11;"), std::string::npos);
+  EXPECT_LT(k.source.find("int cur_11_2 = *cur_10_2;"), k.source.find("int total_12 = total_8 + cur_11;"));
+  // Loops of vector loads keep the target compiler's unrolling
+  // (GraphReductionKernels.LoopsOfAMultipleOfFourTripsHaveNoRemainderLoop).
 }
 
 TEST(CodegenMsl, SixteenByteAccessesOfHalves) {

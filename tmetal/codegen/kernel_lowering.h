@@ -155,7 +155,10 @@ class KernelLowering {
   void lowerScalarStore(const ir::Operation& op);
   // Elements one vector access covers for a memory op in a layout; under a
   // mask, no more than the mask is uniform over.
-  int vectorWidth(const ir::Operation& op, const layout::TensorMap& map, int elementBytes, const ir::Value* mask);
+  int vectorWidth(const ir::Operation& op, const layout::TensorMap& map, int elementBytes,
+                  const ir::Value* mask) const;
+  // The elements one access of a tensor tt.load reads, in the layout the load computes.
+  int loadVectorWidth(const ir::Operation& load) const;
   // Notes a memory access's vector width and masking in the metadata.
   void recordAccess(const ir::Operation& op, const std::string& kind, const layout::TensorMap& map, int width,
                     const ir::Value* mask);
@@ -207,6 +210,17 @@ class KernelLowering {
   void beginBodyCopies();
   void secondBodyCopy();
   void endBodyCopies();
+  // The unrolled trips of an scf.for written out with every trip's loads
+  // first (lower_control_flow.cpp, "Loads first"): the body's ops that
+  // compute load addresses and the loads, then the rest.
+  struct LoadsFirstPlan {
+    std::vector<const ir::Operation*> loads;  // the loads and the ops their operands need
+    std::vector<const ir::Operation*> rest;
+  };
+  std::optional<LoadsFirstPlan> loadsFirstPlan(const ir::Operation& loop) const;
+  void emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFirstPlan& plan, const std::string& ivName,
+                          const std::string& from, const std::string& to, const std::vector<RegisterTensor>& tensors,
+                          const std::vector<std::string>& scalars, const std::vector<const ir::Value*>& slots);
   void lowerIf(const ir::Operation& op);
   void lowerWhile(const ir::Operation& op);
   // Assigns yielded values to the variables that carry them.

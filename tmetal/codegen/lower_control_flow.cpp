@@ -3,8 +3,11 @@
 // register), assigned from what the regions yield. Conditions and bounds are
 // scalars, uniform over the threadgroup, so barriers inside stay convergent.
 #include <functional>
+#include <set>
 
 #include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/ir/op_traits.h"
+#include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
 
@@ -105,7 +108,184 @@ bool unrollsByFour(const ir::Operation& loop) {
   return !synchronizes;
 }
 
+// Ops whose lowering computes registers from registers or reads device
+// memory (a tt.load that is not volatile): no store, barrier, threadgroup
+// memory or region, so they can be written out in another order.
+bool computesRegistersOnly(const ir::Operation& op) {
+  if (op.numRegions() > 0) return false;
+  switch (op.kind()) {
+    case ir::OpKind::TtLoad: {
+      const ir::Attribute* isVolatile = op.attr("isVolatile");
+      return !(isVolatile && isVolatile->kind() == ir::Attribute::Kind::Bool && isVolatile->asBool());
+    }
+    case ir::OpKind::ArithConstant:
+    case ir::OpKind::TtMakeRange:
+    case ir::OpKind::TtSplat:
+    case ir::OpKind::TtBroadcast:
+    case ir::OpKind::TtExpandDims:
+    case ir::OpKind::TtAdvance:
+    case ir::OpKind::ScfYield:
+      return true;
+    default:
+      return ir::isElementwise(op.kind());
+  }
+}
+
+bool definedIn(const ir::Value* v, const ir::Block& block) {
+  return v->isBlockArgument() ? v->ownerBlock() == &block : v->definingOp()->parentBlock() == &block;
+}
+
+constexpr int kUnrolledTrips = 4;
+
 }  // namespace
+
+// Loads first. The unroll hint leaves the order of the four trips' code to
+// the target compiler, and NVIDIA's interleaved element loads with the
+// arithmetic of the trips before them: in the layout benchmark's 4x256
+// float32 row sum under ROW_MAJOR, 17 of a group's 32 loads issued before
+// the first addition waited for data. So where the body allows it, the
+// lowering writes the four trips out itself: first, trip by trip, the
+// loads and the ops their operands need; then, trip by trip, the rest. All
+// 32 loads then issue first: 5.41 -> 4.80 us at 128x1024 and 93.8 -> 91.7
+// us at 8192x8192 (H100, bench/results/2026-11-27-h100-loads-first/).
+// Only for element loads: with vector loads (`vec = other; if (mask) vec =
+// load`) ptxas still gave the four trips' vectors the same registers and
+// nothing changed, and with them predicated as one PTX vector load each,
+// the skinny graph reductions lost 4% and an online softmax 7% there.
+// The body must hold only ops that compute registers (no store, atomic,
+// barrier, nested region, or value needed in a second layout, which a
+// conversion may stage through threadgroup memory). Where a load reads a
+// carried value (a pointer the loop advances), the loads part computes
+// what the trip yields for it too, so that the next trip's loads have it.
+// Metal's compiler gets the same order: nothing here is NVIDIA's.
+std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::loadsFirstPlan(const ir::Operation& loop) const {
+  const ir::Block& body = *loop.region(0)->block(0);
+  auto oneLayout = [&](const ir::Value* v) {
+    if (!v->type().isTensor() || layouts_.isRematerializable(v)) return true;
+    const std::vector<LayoutPtr>& ls = layouts_.layoutsOf(v);
+    return ls.empty() || (ls.size() == 1 && layouts_.homeMaterialized(v));
+  };
+  for (size_t i = 0; i < body.numArguments(); ++i)
+    if (!oneLayout(body.argument(i))) return std::nullopt;
+  std::set<const ir::Operation*> inLoads;
+  std::vector<const ir::Operation*> work;  // the loads
+  for (const auto& op : body.ops()) {
+    if (!computesRegistersOnly(*op)) return std::nullopt;
+    for (size_t i = 0; i < op->numResults(); ++i)
+      if (!oneLayout(op->result(i))) return std::nullopt;
+    if (op->kind() == ir::OpKind::TtLoad) {
+      if (loadVectorWidth(*op) > 1) return std::nullopt;
+      inLoads.insert(op.get());
+      work.push_back(op.get());
+    }
+  }
+  if (work.empty()) return std::nullopt;
+  // The loads part: the loads, what their operands need, and for each
+  // carried value it reads, what the previous trip yields for it.
+  const ir::Operation& yield = *body.terminator();
+  std::set<const ir::Value*> argumentsRead;
+  std::vector<const ir::Value*> needed;
+  for (const ir::Operation* load : work)
+    for (const ir::Value* v : load->operands()) needed.push_back(v);
+  while (!needed.empty()) {
+    const ir::Value* v = needed.back();
+    needed.pop_back();
+    if (!definedIn(v, body)) continue;
+    if (!v->isBlockArgument()) {
+      if (inLoads.insert(v->definingOp()).second)
+        for (const ir::Value* operand : v->definingOp()->operands()) needed.push_back(operand);
+      continue;
+    }
+    if (v == body.argument(0) || !argumentsRead.insert(v).second) continue;
+    for (size_t i = 1; i < body.numArguments(); ++i)
+      if (body.argument(i) == v) needed.push_back(yield.operand(i - 1));
+  }
+  LoadsFirstPlan plan;
+  for (const auto& op : body.ops()) {
+    if (ir::isTerminator(op->kind())) continue;
+    (inLoads.count(op.get()) ? plan.loads : plan.rest).push_back(op.get());
+  }
+  return plan;
+}
+
+void KernelLowering::emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFirstPlan& plan,
+                                        const std::string& ivName, const std::string& from, const std::string& to,
+                                        const std::vector<RegisterTensor>& tensors,
+                                        const std::vector<std::string>& scalars,
+                                        const std::vector<const ir::Value*>& slots) {
+  const ir::Block& body = *loop.region(0)->block(0);
+  const ir::Operation& yield = *body.terminator();
+  const ir::Value* iv = body.argument(0);
+  const std::string ivType = typeOf(iv->type());
+  const std::string step = parenthesized(scalarOf(loop.operand(2)));
+  body_.open("for (" + ivType + " " + ivName + " = " + from + "; " + ivName + " < " + to + "; " + ivName +
+             " += " + std::to_string(kUnrolledTrips) + " * " + step + ")");
+  ++loopDepth_;
+  struct Values {
+    std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> tensors;
+    std::unordered_map<const ir::Value*, std::string> scalars;
+  };
+  const Values before{tensors_, scalars_};
+  // The carried arguments of trip k: the carried variables in the first
+  // trip, after it what the trip before yielded (where `previous` has it
+  // yet: the loads part of a trip reads only what loads parts yield).
+  auto bindArguments = [&](int k, const Values* previous) {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      const ir::Value* arg = slots[i];
+      if (k == 0) {
+        tensors_.erase(arg);
+        defineCarried(arg, tensors[i], scalars[i]);
+        continue;
+      }
+      const ir::Value* next = yield.operand(i);
+      if (!arg->type().isTensor()) {
+        if (auto it = previous->scalars.find(next); it != previous->scalars.end()) scalars_[arg] = it->second;
+        continue;
+      }
+      auto it = previous->tensors.find(next);
+      if (it == previous->tensors.end()) continue;
+      const RegisterTensor* same = nullptr;
+      for (const RegisterTensor& t : it->second)
+        if (layout::sameLayout(t.layout, tensors[i].layout)) same = &t;
+      if (!same) throw CompileError("internal error: a value yielded by the loop at " + loop.loc().userPos().str() +
+                                    " is not in its carried layout");
+      tensors_[arg] = {*same};
+    }
+  };
+  std::vector<std::string> ivNames{ivName};
+  std::vector<Values> afterLoads, afterTrip;
+  nlohmann::json describedOnce;
+  for (int k = 0; k < kUnrolledTrips; ++k) {
+    tensors_ = before.tensors;
+    scalars_ = before.scalars;
+    if (k > 0) {
+      ivNames.push_back(newName(ivName));
+      body_.line(ivType + " " + ivNames[k] + " = " + ivName + " + " + std::to_string(k) + " * " + step + ";");
+    }
+    defineScalar(iv, ivNames[k]);
+    bindArguments(k, k > 0 ? &afterLoads[k - 1] : nullptr);
+    if (k == 0)
+      for (const ir::Value* s : slots) convertExtraLayouts(s);
+    for (const ir::Operation* op : plan.loads) lowerOp(*op);
+    afterLoads.push_back({tensors_, scalars_});
+    if (k == 0) describedOnce = decisions_;  // the metadata describes the body once
+  }
+  decisions_ = describedOnce;
+  for (int k = 0; k < kUnrolledTrips; ++k) {
+    tensors_ = afterLoads[k].tensors;
+    scalars_ = afterLoads[k].scalars;
+    bindArguments(k, k > 0 ? &afterTrip[k - 1] : nullptr);
+    for (const ir::Operation* op : plan.rest) lowerOp(*op);
+    afterTrip.push_back({tensors_, scalars_});
+    if (k == 0) describedOnce = decisions_;
+  }
+  decisions_ = describedOnce;
+  assignCarried(yield, 0, tensors, scalars, slots);
+  --loopDepth_;
+  body_.close();
+  tensors_ = before.tensors;
+  scalars_ = before.scalars;
+}
 
 bool KernelLowering::tripsAreMultipleOfFour(const ir::Operation& loop) const {
   std::optional<int64_t> step = axis_.get(loop.operand(2)).constantValue;
@@ -177,10 +357,18 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     body_.close();
   };
   std::string ivName = nameFor(iv);
+  std::optional<LoadsFirstPlan> loadsFirst = unrollsByFour(op) ? loadsFirstPlan(op) : std::nullopt;
+  // The groups of four trips, over [lower, to).
+  auto emitGroups = [&](const std::string& to) {
+    if (loadsFirst)
+      emitLoadsFirstLoop(op, *loadsFirst, ivName, lower, to, tensors, scalars, slots);
+    else
+      emitLoop(dialect_.loopUnrollHint(kUnrolledTrips), ivName, lower, to);
+  };
   if (!unrollsByFour(op)) {
     emitLoop("", ivName, lower, upper);
   } else if (tripsAreMultipleOfFour(op)) {
-    emitLoop(dialect_.loopUnrollHint(4), ivName, lower, upper);
+    emitGroups(upper);
   } else {
     // The trips up to the last multiple of four, unrolled four times, then
     // the zero to three left in a loop of their own, unrolled twice: three
@@ -196,7 +384,7 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     body_.line(ivType + " " + mainEnd + " = " + (lower == "0" ? "" : lower + " + ") + trips + " / 4 * (4 * " +
                parenthesized(step) + ");");
     beginBodyCopies();
-    emitLoop(dialect_.loopUnrollHint(4), ivName, lower, mainEnd);
+    emitGroups(mainEnd);
     secondBodyCopy();
     emitLoop(dialect_.loopUnrollHint(2), nameFor(iv), mainEnd, upper);
     endBodyCopies();

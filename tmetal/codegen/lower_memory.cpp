@@ -78,7 +78,7 @@ void KernelLowering::recordAccess(const ir::Operation& op, const std::string& ki
 }
 
 int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, int elementBytes,
-                                const ir::Value* mask) {
+                                const ir::Value* mask) const {
   const ir::Type& element = op.operand(0)->type().element().pointee();
   if (!element.isScalar() || element.scalarKind() == ScalarKind::I1) return 1;
   int fastest = map.innermostDim();
@@ -97,6 +97,14 @@ int KernelLowering::vectorWidth(const ir::Operation& op, const TensorMap& map, i
   // than the vector saves (bench/results/2026-11-21-h200-masked-stores).
   if (mask) v = std::min<int64_t>(v, std::max<int64_t>(1, analysis::powerOfTwoDivisor(axis_.get(mask).constancy[dim])));
   return static_cast<int>(std::max<int64_t>(v, 1));
+}
+
+int KernelLowering::loadVectorWidth(const ir::Operation& load) const {
+  const ir::Value* v = load.result(0);
+  const LayoutPtr l = layouts_.home(v);
+  if (!v->type().isTensor() || !l) return 1;
+  return vectorWidth(load, TensorMap(l, v->type().shape()), elementBytesOf(v->type().element()),
+                     load.numOperands() > 1 ? load.operand(1) : nullptr);
 }
 
 void KernelLowering::lowerLoad(const ir::Operation& op) {

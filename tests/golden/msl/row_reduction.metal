@@ -35,8 +35,7 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
   for (int r = 0; r < 8; ++r) acc_3[r] = 0.0f;
   int start_trips = n_cols > 0 ? (n_cols - 1) / 128 + 1 : 0;
   int start_main_end = start_trips / 4 * (4 * 128);
-  #pragma clang loop unroll_count(4)
-  for (int start = 0; start < start_main_end; start += 128) {
+  for (int start = 0; start < start_main_end; start += 4 * 128) {
     int cols[4];
     for (int r = 0; r < 4; ++r) cols[r] = L0_o1 + r * 32;
     int cols_5[4];
@@ -53,12 +52,7 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int r = 0; r < 8; ++r) acc_20_offsets[r] = acc_15[r / 4] + cols_5[r % 4];
     float acc_21[8];
     for (int r = 0; r < 8; ++r) acc_21[r] = mask_13[r] ? x_ptr[acc_20_offsets[r]] : 0.0f;
-    float acc_22[8];
-    for (int r = 0; r < 8; ++r) acc_22[r] = acc_3[r] + acc_21[r];
-    for (int r = 0; r < 8; ++r) acc_3[r] = acc_22[r];
-  }
-  #pragma clang loop unroll_count(2)
-  for (int start0 = start_main_end; start0 < n_cols; start0 += 128) {
+    int start0 = start + 1 * 128;
     int cols0[4];
     for (int r = 0; r < 4; ++r) cols0[r] = L0_o1 + r * 32;
     int cols_5_0[4];
@@ -75,9 +69,71 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int r = 0; r < 8; ++r) acc_20_0_offsets[r] = acc_15_0[r / 4] + cols_5_0[r % 4];
     float acc_21_0[8];
     for (int r = 0; r < 8; ++r) acc_21_0[r] = mask_13_0[r] ? x_ptr[acc_20_0_offsets[r]] : 0.0f;
+    int start1 = start + 2 * 128;
+    int cols1[4];
+    for (int r = 0; r < 4; ++r) cols1[r] = L0_o1 + r * 32;
+    int cols_5_1[4];
+    for (int r = 0; r < 4; ++r) cols_5_1[r] = start1 + cols1[r];
+    bool mask_7_1[2];
+    for (int r = 0; r < 2; ++r) mask_7_1[r] = rows_2[r] < n_rows;
+    bool mask_10_1[4];
+    for (int r = 0; r < 4; ++r) mask_10_1[r] = cols_5_1[r] < n_cols;
+    bool mask_13_1[8];
+    for (int r = 0; r < 8; ++r) mask_13_1[r] = mask_7_1[r / 4] & mask_10_1[r % 4];
+    int acc_15_1[2];
+    for (int r = 0; r < 2; ++r) acc_15_1[r] = rows_2[r] * stride_row;
+    int acc_20_1_offsets[8];
+    for (int r = 0; r < 8; ++r) acc_20_1_offsets[r] = acc_15_1[r / 4] + cols_5_1[r % 4];
+    float acc_21_1[8];
+    for (int r = 0; r < 8; ++r) acc_21_1[r] = mask_13_1[r] ? x_ptr[acc_20_1_offsets[r]] : 0.0f;
+    int start2 = start + 3 * 128;
+    int cols2[4];
+    for (int r = 0; r < 4; ++r) cols2[r] = L0_o1 + r * 32;
+    int cols_5_2[4];
+    for (int r = 0; r < 4; ++r) cols_5_2[r] = start2 + cols2[r];
+    bool mask_7_2[2];
+    for (int r = 0; r < 2; ++r) mask_7_2[r] = rows_2[r] < n_rows;
+    bool mask_10_2[4];
+    for (int r = 0; r < 4; ++r) mask_10_2[r] = cols_5_2[r] < n_cols;
+    bool mask_13_2[8];
+    for (int r = 0; r < 8; ++r) mask_13_2[r] = mask_7_2[r / 4] & mask_10_2[r % 4];
+    int acc_15_2[2];
+    for (int r = 0; r < 2; ++r) acc_15_2[r] = rows_2[r] * stride_row;
+    int acc_20_2_offsets[8];
+    for (int r = 0; r < 8; ++r) acc_20_2_offsets[r] = acc_15_2[r / 4] + cols_5_2[r % 4];
+    float acc_21_2[8];
+    for (int r = 0; r < 8; ++r) acc_21_2[r] = mask_13_2[r] ? x_ptr[acc_20_2_offsets[r]] : 0.0f;
+    float acc_22[8];
+    for (int r = 0; r < 8; ++r) acc_22[r] = acc_3[r] + acc_21[r];
     float acc_22_0[8];
-    for (int r = 0; r < 8; ++r) acc_22_0[r] = acc_3[r] + acc_21_0[r];
-    for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_0[r];
+    for (int r = 0; r < 8; ++r) acc_22_0[r] = acc_22[r] + acc_21_0[r];
+    float acc_22_1[8];
+    for (int r = 0; r < 8; ++r) acc_22_1[r] = acc_22_0[r] + acc_21_1[r];
+    float acc_22_2[8];
+    for (int r = 0; r < 8; ++r) acc_22_2[r] = acc_22_1[r] + acc_21_2[r];
+    for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_2[r];
+  }
+  #pragma clang loop unroll_count(2)
+  for (int start3 = start_main_end; start3 < n_cols; start3 += 128) {
+    int cols3[4];
+    for (int r = 0; r < 4; ++r) cols3[r] = L0_o1 + r * 32;
+    int cols_5_3[4];
+    for (int r = 0; r < 4; ++r) cols_5_3[r] = start3 + cols3[r];
+    bool mask_7_3[2];
+    for (int r = 0; r < 2; ++r) mask_7_3[r] = rows_2[r] < n_rows;
+    bool mask_10_3[4];
+    for (int r = 0; r < 4; ++r) mask_10_3[r] = cols_5_3[r] < n_cols;
+    bool mask_13_3[8];
+    for (int r = 0; r < 8; ++r) mask_13_3[r] = mask_7_3[r / 4] & mask_10_3[r % 4];
+    int acc_15_3[2];
+    for (int r = 0; r < 2; ++r) acc_15_3[r] = rows_2[r] * stride_row;
+    int acc_20_3_offsets[8];
+    for (int r = 0; r < 8; ++r) acc_20_3_offsets[r] = acc_15_3[r / 4] + cols_5_3[r % 4];
+    float acc_21_3[8];
+    for (int r = 0; r < 8; ++r) acc_21_3[r] = mask_13_3[r] ? x_ptr[acc_20_3_offsets[r]] : 0.0f;
+    float acc_22_3[8];
+    for (int r = 0; r < 8; ++r) acc_22_3[r] = acc_3[r] + acc_21_3[r];
+    for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_3[r];
   }
   bool cond[2];
   for (int r = 0; r < 2; ++r) cond[r] = rows_2[r] < n_rows;
