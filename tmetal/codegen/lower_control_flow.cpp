@@ -146,7 +146,7 @@ constexpr int kUnrolledTrips = 4;
 // the first addition waited for data. So where the body allows it, the
 // lowering writes the four trips out itself: first, trip by trip, the
 // loads and the ops their operands need; then, trip by trip, the rest. All
-// 32 loads then issue first: 5.41 -> 4.80 us at 128x1024 and 93.8 -> 91.7
+// 32 loads then issue first: 5.31 -> 4.74 us at 128x1024 and 93.4 -> 91.7
 // us at 8192x8192 (H100, bench/results/2026-11-27-h100-loads-first/).
 // Only for element loads: with vector loads (`vec = other; if (mask) vec =
 // load`) ptxas still gave the four trips' vectors the same registers and
@@ -381,8 +381,9 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     std::string offset = lower == "0" ? "" : " - " + parenthesized(lower);
     body_.line(ivType + " " + trips + " = " + upper + " > " + lower + " ? (" + upper + offset + " - 1) / " +
                parenthesized(step) + " + 1 : 0;");
-    body_.line(ivType + " " + mainEnd + " = " + (lower == "0" ? "" : lower + " + ") + trips + " / 4 * (4 * " +
-               parenthesized(step) + ");");
+    const std::string group = std::to_string(kUnrolledTrips);
+    body_.line(ivType + " " + mainEnd + " = " + (lower == "0" ? "" : lower + " + ") + trips + " / " + group + " * (" +
+               group + " * " + parenthesized(step) + ");");
     beginBodyCopies();
     emitGroups(mainEnd);
     secondBodyCopy();
