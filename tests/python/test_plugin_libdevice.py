@@ -42,6 +42,13 @@ def binary_kernel(out_ptr, x_ptr, y_ptr, FN: tl.constexpr, N: tl.constexpr):
     tl.store(out_ptr + offs, getattr(libdevice, FN)(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
 
 
+@triton.jit
+def ternary_kernel(out_ptr, x_ptr, y_ptr, z_ptr, FN: tl.constexpr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x, y, z = tl.load(x_ptr + offs), tl.load(y_ptr + offs), tl.load(z_ptr + offs)
+    tl.store(out_ptr + offs, getattr(libdevice, FN)(x, y, z))
+
+
 def run_unary(dev: Device, fn: str, x: np.ndarray, out_dtype=np.float32) -> np.ndarray:
     out = dev.put(np.zeros(N, out_dtype))
     unary_kernel[(1, )](out, dev.put(x), FN=fn, N=N)
@@ -199,6 +206,19 @@ def check_rounding(dev: Device) -> None:
             got = run_binary(dev, f"{op}_{mode}", x, y)
             want = np.array([rounded(f(a, b), mode) for a, b in zip(x, y)], np.float32)
             np.testing.assert_array_equal(got, want, err_msg=f"{op}_{mode}")
+    # fma: addends of every size against the product, and the product's own
+    # rounding negated (the exact sum is then the product's rounding error).
+    z = (rng.standard_normal(N) * 2.0**rng.integers(-45, 45, N)).astype(np.float32)
+    z[::3] = -(x[::3] * y[::3])
+    z[1::7] = 0.0
+    for mode in ("rn", "rz", "rd", "ru"):
+        if f"fma_{mode}" not in IMPLEMENTED:
+            continue
+        out = dev.put(np.zeros(N, np.float32))
+        ternary_kernel[(1, )](out, dev.put(x), dev.put(y), dev.put(z), FN=f"fma_{mode}", N=N)
+        dev.synchronize()
+        want = [rounded(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c)), mode) for a, b, c in zip(x, y, z)]
+        np.testing.assert_array_equal(dev.get(out), np.array(want, np.float32), err_msg=f"fma_{mode}")
     for mode in ("rn", "rz", "rd", "ru"):
         if f"float2int_{mode}" not in IMPLEMENTED:
             continue

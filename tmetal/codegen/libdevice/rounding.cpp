@@ -1,11 +1,12 @@
 // Arithmetic in a named rounding mode. Metal cannot set the rounding mode of
 // an operation, so these are software floating point: the exact result's
 // significand in a 64-bit integer (a sum aligned with one bit below the
-// last kept, a 48-bit product, a 41-bit quotient or a 32-bit square root,
-// each with a sticky bit for what it cannot hold), rounded once by
-// tmetal_round_float in the mode asked for. Slow next to the hardware's
-// operations, and exact in every mode: the same code runs on both targets,
-// bit for bit, and the tests hold it to the host FPU's directed roundings.
+// last kept, a 48-bit product, a product plus an addend, a 41-bit quotient
+// or a 32-bit square root, each with a sticky bit for what it cannot hold),
+// rounded once by tmetal_round_float in the mode asked for. Slow next to the
+// hardware's operations, and exact in every mode: the same code runs on both
+// targets, bit for bit, and the tests hold it to the host FPU's directed
+// roundings.
 // Modes: 0 to nearest even, 1 toward zero, 2 down, 3 up.
 #include <deque>
 #include <string>
@@ -107,6 +108,46 @@ std::vector<LibdeviceHelper> build() {
   return tmetal_round_float(sign, tmetal_exponent(a) + tmetal_exponent(b), product, mode);
 }
 )"},
+      // a * b + c rounded once: the 48-bit product and c's significand, each
+      // moved up to bit 61, the smaller in exponent aligned below the larger
+      // as in tmetal_add_in_mode. A product keeps at least 14 zero bits below
+      // it and c 38, so an alignment by fewer loses nothing; past that, the
+      // sum's leading bit stays at 60 or above, far above the sticky bit.
+      {"tmetal_fma_in_mode", {"tmetal_round_float", "tmetal_significand", "tmetal_exponent", "tmetal_clzll",
+                              "tmetal_add_in_mode", "tmetal_mul_in_mode"},
+       R"(@helper float tmetal_fma_in_mode(float a, float b, float c, int mode) {
+  // NaN or infinity, the same in every mode; a finite product is exact
+  // beside an infinite c (a * b + c could overflow to the other infinity).
+  bool productFinite = @fabs(a) < @inf && @fabs(b) < @inf;  // false for NaN too
+  if (!productFinite) return a * b + c;
+  if (!(@fabs(c) < @inf)) return c;
+  if (a == 0.0f || b == 0.0f) return tmetal_add_in_mode(a * b, c, mode);  // a signed zero product
+  if (c == 0.0f) return tmetal_mul_in_mode(a, b, mode);
+  uint sp = (@as_uint(a) ^ @as_uint(b)) >> 31, sc = @as_uint(c) >> 31;
+  ulong p = ulong(tmetal_significand(a)) * ulong(tmetal_significand(b));
+  int ep = tmetal_exponent(a) + tmetal_exponent(b);
+  ulong q = ulong(tmetal_significand(c));
+  int eq = tmetal_exponent(c);
+  int up = 61 - (63 - tmetal_clzll(long(p))), uq = 61 - (63 - tmetal_clzll(long(q)));
+  p <<= uint(up);
+  ep -= up;
+  q <<= uint(uq);
+  eq -= uq;
+  if (eq > ep || (eq == ep && q > p)) {
+    ulong t = p; p = q; q = t;
+    int e = ep; ep = eq; eq = e;
+    uint u = sp; sp = sc; sc = u;
+  }
+  int d = ep - eq;
+  ulong small = q >> 1;  // q's lowest bit is zero: nothing lost
+  ulong aligned = d < 64 ? small >> uint(d) : 0ul;
+  ulong lost = (d < 64 ? (aligned << uint(d)) != small : small != 0ul) ? 1ul : 0ul;
+  aligned = (aligned << 1) | lost;  // a half unit stands for whatever was lost: never a tie
+  ulong sig = sp == sc ? p + aligned : p - aligned;
+  if (sig == 0ul) return mode == 2 ? -0.0f : 0.0f;  // x + (-x)
+  return tmetal_round_float(sp, ep, sig, mode);
+}
+)"},
       {"tmetal_normalized_significand", {"tmetal_clzll", "tmetal_significand"},
        R"(@helper uint tmetal_normalized_significand(float x) {
   // The significand moved up to 24 bits (subnormals too).
@@ -175,6 +216,8 @@ std::vector<LibdeviceHelper> build() {
           "tmetal_add_in_mode(a, -b, " + k + ")");
       add("tmetal_fmul_" + m, "tmetal_mul_in_mode", "float tmetal_fmul_" + m + "(float a, float b)",
           "tmetal_mul_in_mode(a, b, " + k + ")");
+      add("tmetal_fmaf_" + m, "tmetal_fma_in_mode", "float tmetal_fmaf_" + m + "(float a, float b, float c)",
+          "tmetal_fma_in_mode(a, b, c, " + k + ")");
       add("tmetal_int2float_" + m, "tmetal_integer_to_float", "float tmetal_int2float_" + m + "(int x)",
           "tmetal_integer_to_float(x < 0 ? 1u : 0u, x < 0 ? 0ul - ulong(long(x)) : ulong(x), " + k + ")");
       add("tmetal_uint2float_" + m, "tmetal_integer_to_float", "float tmetal_uint2float_" + m + "(uint x)",
