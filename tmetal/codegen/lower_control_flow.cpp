@@ -357,7 +357,8 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     body_.close();
   };
   std::string ivName = nameFor(iv);
-  std::optional<LoadsFirstPlan> loadsFirst = unrollsByFour(op) ? loadsFirstPlan(op) : std::nullopt;
+  const bool unrolled = unrollsByFour(op);
+  std::optional<LoadsFirstPlan> loadsFirst = unrolled ? loadsFirstPlan(op) : std::nullopt;
   // The groups of four trips, over [lower, to).
   auto emitGroups = [&](const std::string& to) {
     if (loadsFirst)
@@ -365,7 +366,7 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     else
       emitLoop(dialect_.loopUnrollHint(kUnrolledTrips), ivName, lower, to);
   };
-  if (!unrollsByFour(op)) {
+  if (!unrolled) {
     emitLoop("", ivName, lower, upper);
   } else if (tripsAreMultipleOfFour(op)) {
     emitGroups(upper);
