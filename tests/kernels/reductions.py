@@ -415,6 +415,25 @@ register(Case(name="row_sum_loop", kernel=row_sum_loop_kernel, make_args=_row_lo
               reference=lambda a: {"out_ptr": a["x_ptr"].astype(np.float64).sum(axis=1).astype(np.float32)},
               tolerances={"fp32": (1e-5, 1e-4)}))
 
+
+def _aligned_row_loop_args(dtype):
+    # 1008 columns: Triton marks n_cols and stride_row divisible by 16, so
+    # the rows are aligned and COALESCED may read them in vectors; the last
+    # trip is partly masked.
+    def make(rng):
+        m, n = 37, 1008
+        return {"x_ptr": rng.standard_normal((m, n)).astype(dtype), "out_ptr": np.zeros(m, np.float32),
+                "n_rows": m, "n_cols": n, "stride_row": n}
+
+    return make
+
+
+for _name, _dtype in (("row_sum_loop_aligned", np.float32), ("row_sum_loop_f16", np.float16)):
+    register(Case(name=_name, kernel=row_sum_loop_kernel, make_args=_aligned_row_loop_args(_dtype),
+                  grid=(cdiv(37, 8), ), constexprs={"BLOCK_M": 8, "BLOCK_N": 128}, outputs=("out_ptr", ),
+                  reference=lambda a: {"out_ptr": a["x_ptr"].astype(np.float64).sum(axis=1).astype(np.float32)},
+                  tolerances={"fp32": (1e-5, 1e-4)}))
+
 # ---------------------------------------------------------------------------
 
 

@@ -385,6 +385,29 @@ TEST(CodegenMsl, UnrolledTripsOfElementLoadsAreWrittenOutLoadsFirst) {
   // (GraphReductionKernels.LoopsOfAMultipleOfFourTripsHaveNoRemainderLoop).
 }
 
+TEST(CodegenMsl, CoalescedRowLoopsOfFloatsReadElementsSoThatTheirTripsLoadFirst) {
+  // The row sum's loop only loads aligned rows and adds them along the
+  // contiguous axis. Of floats, COALESCED reads single elements there (its
+  // SIMD groups along the kept rows), and the lowering writes the four
+  // unrolled trips' loads before their arithmetic. Of halves it keeps its
+  // 16-byte vectors and the target compiler's unrolling.
+  codegen::CompiledKernel floats = compileCase("row_sum_loop_aligned");
+  const nlohmann::json& load = floats.metadata.layouts["accesses"][0];
+  EXPECT_EQ(load["kind"], "load") << floats.metadata.layouts.dump(2);
+  EXPECT_EQ(load["vector_elements"], 1);
+  EXPECT_EQ(load["layout"], "blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}");
+  EXPECT_EQ(count(floats.source, "unroll_count(4)"), 0u) << floats.source;
+  const size_t lastLoad = floats.source.find("acc_21_2[r] = mask_13_2[r] ? x_ptr[acc_20_2_offsets[r]] : 0.0f;");
+  const size_t firstSum = floats.source.find("acc_22[r] = acc_3[r] + acc_21[r];");
+  ASSERT_NE(lastLoad, std::string::npos) << floats.source;
+  ASSERT_NE(firstSum, std::string::npos);
+  EXPECT_LT(lastLoad, firstSum);
+
+  codegen::CompiledKernel halves = compileCase("row_sum_loop_f16");
+  EXPECT_EQ(halves.metadata.layouts["accesses"][0]["vector_elements"], 8) << halves.metadata.layouts.dump(2);
+  EXPECT_EQ(count(halves.source, "unroll_count(4)"), 1u) << halves.source;
+}
+
 TEST(CodegenMsl, SixteenByteAccessesOfHalves) {
   codegen::CompileOptions options;
   options.numWarps = 1;  // 1024 halves over 32 threads: 16-byte vectors

@@ -108,29 +108,6 @@ bool unrollsByFour(const ir::Operation& loop) {
   return !synchronizes;
 }
 
-// Ops whose lowering computes registers from registers or reads device
-// memory (a tt.load that is not volatile): no store, barrier, threadgroup
-// memory or region, so they can be written out in another order.
-bool computesRegistersOnly(const ir::Operation& op) {
-  if (op.numRegions() > 0) return false;
-  switch (op.kind()) {
-    case ir::OpKind::TtLoad: {
-      const ir::Attribute* isVolatile = op.attr("isVolatile");
-      return !(isVolatile && isVolatile->kind() == ir::Attribute::Kind::Bool && isVolatile->asBool());
-    }
-    case ir::OpKind::ArithConstant:
-    case ir::OpKind::TtMakeRange:
-    case ir::OpKind::TtSplat:
-    case ir::OpKind::TtBroadcast:
-    case ir::OpKind::TtExpandDims:
-    case ir::OpKind::TtAdvance:
-    case ir::OpKind::ScfYield:
-      return true;
-    default:
-      return ir::isElementwise(op.kind());
-  }
-}
-
 bool definedIn(const ir::Value* v, const ir::Block& block) {
   return v->isBlockArgument() ? v->ownerBlock() == &block : v->definingOp()->parentBlock() == &block;
 }
@@ -148,10 +125,13 @@ constexpr int kUnrolledTrips = 4;
 // loads and the ops their operands need; then, trip by trip, the rest. All
 // 32 loads then issue first: 5.31 -> 4.74 us at 128x1024 and 93.4 -> 91.7
 // us at 8192x8192 (H100, bench/results/2026-11-27-h100-loads-first/).
-// Only for element loads: with vector loads (`vec = other; if (mask) vec =
-// load`) ptxas still gave the four trips' vectors the same registers and
-// nothing changed, and with them predicated as one PTX vector load each,
-// the skinny graph reductions lost 4% and an online softmax 7% there.
+// Only for element loads (COALESCED reads elements of 4 bytes or more in
+// such loops where they reduce along the contiguous dimension): with vector
+// loads (`vec = other; if (mask) vec = load`) ptxas still gave the four
+// trips' vectors the same registers and nothing changed (TILED's half2
+// loads written out: 5.98 -> 6.43 us at 128x1024), and with them predicated
+// as one PTX vector load each, the skinny graph reductions lost 4% and an
+// online softmax 7%.
 // The body must hold only ops that compute registers (no store, atomic,
 // barrier, nested region, or value needed in a second layout, which a
 // conversion may stage through threadgroup memory). Where a load reads a
@@ -159,6 +139,7 @@ constexpr int kUnrolledTrips = 4;
 // what the trip yields for it too, so that the next trip's loads have it.
 // Metal's compiler gets the same order: nothing here is NVIDIA's.
 std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::loadsFirstPlan(const ir::Operation& loop) const {
+  if (!ir::isRegisterOnlyLoop(loop)) return std::nullopt;
   const ir::Block& body = *loop.region(0)->block(0);
   auto oneLayout = [&](const ir::Value* v) {
     if (!v->type().isTensor() || layouts_.isRematerializable(v)) return true;
@@ -170,7 +151,6 @@ std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::loadsFirstPlan(con
   std::set<const ir::Operation*> inLoads;
   std::vector<const ir::Operation*> work;  // the loads
   for (const auto& op : body.ops()) {
-    if (!computesRegistersOnly(*op)) return std::nullopt;
     for (size_t i = 0; i < op->numResults(); ++i)
       if (!oneLayout(op->result(i))) return std::nullopt;
     if (op->kind() == ir::OpKind::TtLoad) {

@@ -40,4 +40,31 @@ bool isTerminator(OpKind kind) {
   }
 }
 
+bool computesRegistersOnly(const Operation& op) {
+  if (op.numRegions() > 0) return false;
+  switch (op.kind()) {
+    case OpKind::TtLoad: {
+      const Attribute* isVolatile = op.attr("isVolatile");
+      return !(isVolatile && isVolatile->kind() == Attribute::Kind::Bool && isVolatile->asBool());
+    }
+    case OpKind::ArithConstant:
+    case OpKind::TtMakeRange:
+    case OpKind::TtSplat:
+    case OpKind::TtBroadcast:
+    case OpKind::TtExpandDims:
+    case OpKind::TtAdvance:
+    case OpKind::ScfYield:
+      return true;
+    default:
+      return isElementwise(op.kind());
+  }
+}
+
+bool isRegisterOnlyLoop(const Operation& op) {
+  if (op.kind() != OpKind::ScfFor) return false;
+  for (const auto& inner : op.region(0)->block(0)->ops())
+    if (!computesRegistersOnly(*inner)) return false;
+  return true;
+}
+
 }  // namespace tmetal::ir

@@ -4,7 +4,9 @@
 //
 //   COALESCED  order from the contiguity of the accessed memory; up to 16-byte
 //              vectors along the contiguous dimension where contiguity and
-//              alignment allow; lanes cover 128-byte rows of the contiguous
+//              alignment allow (single elements of 4 bytes or more where a
+//              loop of loads reduces along it, so that the lowering can put
+//              all its unrolled trips' loads in flight); lanes cover 128-byte rows of the contiguous
 //              dimension, then the reduced axis (so the SIMD hardware does the
 //              combining), then the rest; SIMD groups go to dimensions that are
 //              not reduced, so most reductions never leave a SIMD group.
@@ -29,6 +31,9 @@ namespace tmetal::layout {
 constexpr int kSimdWidth = 32;          // Apple GPUs and NVIDIA warps alike
 constexpr int kMaxVectorAccessBytes = 16;
 constexpr int kCoalescedRowBytes = 128;  // one memory transaction of a SIMD group
+// Elements at least this wide are read one per access in a loop that the
+// lowering writes out loads first (docs/layouts.md, "Loops of loads").
+constexpr int kLoopElementBytes = 4;
 
 // What COALESCED knows about a tensor from the memory accesses that use it.
 struct AccessHint {
@@ -36,6 +41,10 @@ struct AccessHint {
   int vectorElements = 1;      // elements one vector access may cover
   int elementBytes = 4;
   std::vector<int> reducedAxes;  // axes a downstream tt.reduce / tt.scan combines along
+  // Every access of the tensor is a load in a loop whose body only loads and
+  // computes registers (ir::isRegisterOnlyLoop), which the lowering writes
+  // out loads first when its loads read single elements.
+  bool inRegisterOnlyLoop = false;
 };
 
 // The policy a user-visible MemoryLayout value stands for (DEFAULT -> COALESCED).

@@ -114,7 +114,11 @@ class LayoutAssigner {
     int64_t alignedElements = std::max<int64_t>(1, info.divisibility[fastest] / hint.elementBytes);
     hint.vectorElements = floorPowerOfTwo(
         std::min<int64_t>({contiguous, alignedElements, kMaxVectorAccessBytes / hint.elementBytes}));
-    if (op.kind() == OpKind::TtLoad) hint.reducedAxes = downstreamReducedAxes(op.result(0));
+    if (op.kind() == OpKind::TtLoad) {
+      hint.reducedAxes = downstreamReducedAxes(op.result(0));
+      const ir::Operation* parent = op.parentBlock()->parentOp();
+      hint.inRegisterOnlyLoop = parent && ir::isRegisterOnlyLoop(*parent);
+    }
     return hint;
   }
 
@@ -139,6 +143,7 @@ class LayoutAssigner {
         if (g.shape == shape && g.hint.order == h.order) {
           g.hint.vectorElements = std::max(g.hint.vectorElements, h.vectorElements);
           g.hint.elementBytes = std::min(g.hint.elementBytes, h.elementBytes);
+          g.hint.inRegisterOnlyLoop = g.hint.inRegisterOnlyLoop && h.inRegisterOnlyLoop;
           for (int a : h.reducedAxes)
             if (std::find(g.hint.reducedAxes.begin(), g.hint.reducedAxes.end(), a) == g.hint.reducedAxes.end())
               g.hint.reducedAxes.push_back(a);
