@@ -188,6 +188,33 @@ uint32_t reverseBits32(uint32_t v) {
 
 int32_t ffs64(uint64_t v) { return v == 0 ? 0 : std::countr_zero(v) + 1; }
 
+// 1/sqrt(x) rounded once to the nearest float. The double 1/sqrt is within
+// an ulp of it; the float whose midpoints (2Y+1) * 2^(f-1) enclose the exact
+// value is found in 128-bit integers: (2Y+1)^2 * m * 2^(2f-2+e) against 1
+// for x = m * 2^e, never equal (the product is no power of two).
+double rsqrtRoundedOnce(double xd) {
+  const float x = static_cast<float>(xd);
+  if (x == 0.0f) return 1.0 / xd;
+  if (!(x > 0.0f)) return std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(x)) return 0.0;
+  int exponent = 0;
+  const float fraction = std::frexp(x, &exponent);
+  const auto m = static_cast<uint64_t>(std::ldexp(fraction, 24));
+  const int e = exponent - 24;
+  auto belowUpperMidpoint = [&](uint32_t bits) {
+    const unsigned __int128 odd = 2 * uint64_t((bits & 0x007fffffu) | 0x00800000u) + 1;
+    const int f = static_cast<int>(bits >> 23) - 150;
+    unsigned __int128 product = odd * odd * m;
+    int length = 0;
+    for (; product != 0; product >>= 1) ++length;
+    return length - 1 + 2 * f - 2 + e >= 0;
+  };
+  auto bits = std::bit_cast<uint32_t>(static_cast<float>(1.0 / std::sqrt(xd)));
+  while (!belowUpperMidpoint(bits)) ++bits;
+  while (belowUpperMidpoint(bits - 1)) --bits;
+  return std::bit_cast<float>(bits);
+}
+
 using Fn = std::function<Element(const Element*)>;
 
 Fn unaryFloat(double (*f)(double)) {
@@ -363,7 +390,7 @@ std::function<Element(const Element* operands)> libdeviceSemantics(const ir::Lib
     case LibdeviceFn::FsqrtRd: return directedUnary(Rounding::Down, sqrtF);
     case LibdeviceFn::FsqrtRu: return directedUnary(Rounding::Up, sqrtF);
     case LibdeviceFn::Rsqrtf:
-    case LibdeviceFn::FrsqrtRn: return unaryFloat([](double x) { return 1.0 / std::sqrt(x); });
+    case LibdeviceFn::FrsqrtRn: return unaryFloat(rsqrtRoundedOnce);
     case LibdeviceFn::Fmaf:
     case LibdeviceFn::FmafRn: return directedFma(Rounding::Nearest);
     case LibdeviceFn::FmafRz: return directedFma(Rounding::TowardZero);

@@ -194,6 +194,52 @@ std::vector<LibdeviceHelper> build() {
   return tmetal_round_float(0u, (e - 38) / 2 - 1, (root << 1) | sticky, mode);
 }
 )"},
+      // Whether 1/sqrt(m * 2^e) lies below the midpoint between the positive
+      // normal float `bits` (Y * 2^f) and the next float up, (2Y+1) * 2^(f-1):
+      // whether (2Y+1)^2 * m * 2^(2f-2+e) > 1. The product, up to 74 bits, is
+      // no power of two ((2Y+1)^2 is odd and above 1), so its bit length
+      // decides; the bits above its lowest 25 fit in 64.
+      {"tmetal_rsqrt_below_upper_midpoint", {"tmetal_clzll"},
+       R"(@helper bool tmetal_rsqrt_below_upper_midpoint(uint bits, uint m, int e) {
+  ulong odd = ulong((bits & 0x007fffffu) | 0x00800000u) * 2ul + 1ul;
+  int f = int(bits >> 23) - 150;
+  ulong p = odd * odd;
+  ulong top = (p >> 25) * ulong(m) + (((p & 0x1fffffful) * ulong(m)) >> 25);
+  int length = 64 - tmetal_clzll(long(top)) + 25;
+  return length - 1 + 2 * f - 2 + e >= 0;
+}
+)"},
+      // 1/sqrt(x) rounded once to nearest: the target's rsqrt of x's
+      // significand (moved into [1, 4), so that no subnormal reaches it) as
+      // an estimate within a few ulps, then the float whose two midpoints
+      // enclose the exact value. The result is always a normal float.
+      {"tmetal_frsqrt_rn",
+       {"tmetal_rsqrt_below_upper_midpoint", "tmetal_significand", "tmetal_exponent",
+        "tmetal_normalized_significand", "tmetal_clzll"},
+       R"(@helper float tmetal_frsqrt_rn(float x) {
+  if (x == 0.0f) return 1.0f / x;  // rsqrt(-0) is -inf
+  if (!(x > 0.0f)) return @nan;
+  if (x == @inf) return 0.0f;
+  uint m = tmetal_significand(x);
+  int e = tmetal_exponent(x);
+  int k = e + 23 - (tmetal_clzll(long(m)) - 40);  // x = t * 2^k, t in [1, 2)
+  float t = @as_float(0x3f800000u | (tmetal_normalized_significand(x) & 0x007fffffu));
+  if ((k & 1) != 0) {
+    t *= 2.0f;
+    k -= 1;
+  }
+  uint bits = @as_uint(@ldexp(@rsqrt(t), -k / 2));
+  for (int i = 0; i < 8; ++i) {
+    if (!tmetal_rsqrt_below_upper_midpoint(bits, m, e))
+      bits += 1u;
+    else if (tmetal_rsqrt_below_upper_midpoint(bits - 1u, m, e))
+      bits -= 1u;
+    else
+      break;
+  }
+  return @as_float(bits);
+}
+)"},
       {"tmetal_integer_to_float", {"tmetal_round_float"}, R"(@helper float tmetal_integer_to_float(uint sign, ulong magnitude, int mode) {
   // Whole numbers have nothing below their last bit: room for the sticky bit.
   if ((magnitude >> 63) != 0ul) return tmetal_round_float(sign, 0, (magnitude >> 1) | (magnitude & 1ul), mode) * 2.0f;
