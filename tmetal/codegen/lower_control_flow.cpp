@@ -198,6 +198,10 @@ void KernelLowering::emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFi
   const ir::Value* iv = body.argument(0);
   const std::string ivType = typeOf(iv->type());
   const std::string step = parenthesized(scalarOf(loop.operand(2)));
+  // No hint: the target compiler may unroll the written-out loop again.
+  // NVIDIA's does, where the loads are plain, and the suite's pointer walk
+  // needs it: 5.8 us, 8.1 with `#pragma unroll 1` (H100,
+  // bench/results/2026-11-27-h100-no-second-unroll/).
   body_.open("for (" + ivType + " " + ivName + " = " + from + "; " + ivName + " < " + to + "; " + ivName +
              " += " + std::to_string(kUnrolledTrips) + " * " + step + ")");
   ++loopDepth_;
