@@ -6,10 +6,11 @@
 //              vectors along the contiguous dimension where contiguity and
 //              alignment allow (single elements of 4 bytes or more where a
 //              loop of loads reduces along it, so that the lowering can put
-//              all its unrolled trips' loads in flight); lanes cover 128-byte rows of the contiguous
-//              dimension, then the reduced axis (so the SIMD hardware does the
-//              combining), then the rest; SIMD groups go to dimensions that are
-//              not reduced, so most reductions never leave a SIMD group.
+//              all its unrolled trips' loads in flight); lanes cover 128-byte
+//              rows of the contiguous dimension, then the reduced axis (so the
+//              SIMD hardware does the combining), then the rest; SIMD groups go
+//              to dimensions that are not reduced, so most reductions never
+//              leave a SIMD group.
 //   ROW_MAJOR  no vectors; lanes walk the last dimension first, SIMD groups
 //              take the first (a SIMD group per row band).
 //   COLUMN_MAJOR  the mirror image: lanes walk the first dimension, SIMD
