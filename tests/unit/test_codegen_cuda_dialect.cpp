@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "tests/unit/cuda_test_support.h"
+#include "tmetal/codegen/compile_kernel.h"
+#include "tmetal/frontend/ttir_reader.h"
 #include "tmetal/codegen/cuda_dialect.h"
 #include "tmetal/codegen/msl_dialect.h"
 #include "tmetal/support/diagnostic.h"
@@ -230,6 +232,44 @@ TEST(CudaDialect, MaskedElementLoadsArePredicatedLoadsNotBranches) {
   std::string source = codegen::compileKernel(*module, options).source;
   EXPECT_NE(source.find("= tmetal_load_if(&x_ptr["), std::string::npos) << source;
   EXPECT_EQ(source.find("? x_ptr["), std::string::npos) << source;
+}
+
+TEST(CudaDialect, AtomicsTakeTritonsOrderFromReleaseAndAcquireFences) {
+  // A relaxed atomic between device-scope fences, as C++ builds memory
+  // orders: release before, acquire after, each only where `sem` asks for
+  // it. CUDA has PTX's one-sided fences; Metal's are sequentially consistent.
+  const std::string acqRel = cudatest::readFile(cudatest::ttirDir() + "/atomic_max_rows.ttir");
+  ASSERT_NE(acqRel.find("tt.atomic_rmw max, acq_rel, gpu"), std::string::npos);
+  auto compile = [&](const std::string& sem, const std::string& target) {
+    std::string text = acqRel;
+    text.replace(text.find("max, acq_rel, gpu"), std::string("max, acq_rel, gpu").size(), "max, " + sem + ", gpu");
+    auto module = frontend::parseTtir(text, "atomic_max_rows.ttir");
+    codegen::CompileOptions options;
+    options.target = target;
+    return codegen::compileKernel(*module, options).source;
+  };
+  const std::string release = "asm volatile(\"fence.release.gpu;\" ::: \"memory\");";
+  const std::string acquire = "asm volatile(\"fence.acquire.gpu;\" ::: \"memory\");";
+  const std::string cuda = compile("acq_rel", "cuda");
+  const size_t atomic = cuda.find("atomicMax(");
+  ASSERT_NE(atomic, std::string::npos) << cuda;
+  EXPECT_LT(cuda.find(release), atomic) << cuda;
+  EXPECT_GT(cuda.find(acquire), atomic);
+  EXPECT_EQ(cuda.find("__threadfence"), std::string::npos);
+  const std::string released = compile("release", "cuda");
+  EXPECT_NE(released.find(release), std::string::npos);
+  EXPECT_EQ(released.find(acquire), std::string::npos);
+  const std::string acquired = compile("acquire", "cuda");
+  EXPECT_EQ(acquired.find(release), std::string::npos);
+  EXPECT_NE(acquired.find(acquire), std::string::npos);
+  const std::string relaxed = compile("relaxed", "cuda");
+  EXPECT_EQ(relaxed.find("fence."), std::string::npos) << relaxed;
+  const std::string metal = compile("acq_rel", "metal");
+  size_t fences = 0;
+  for (size_t at = metal.find("atomic_thread_fence(mem_flags::mem_device, memory_order_seq_cst);");
+       at != std::string::npos; at = metal.find("atomic_thread_fence(mem_flags::mem_device", at + 1))
+    ++fences;
+  EXPECT_EQ(fences, 2u) << metal;
 }
 
 TEST(CudaDialect, LowersLikeMetal) {

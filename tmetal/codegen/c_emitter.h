@@ -120,9 +120,12 @@ class CEmitter {
   virtual std::string barrier() const = 0;  // a threadgroup-wide barrier with threadgroup-memory ordering
   // tl.debug_barrier: also orders device memory among the threadgroup's threads.
   virtual std::string deviceMemoryBarrier() const = 0;
-  // Orders this thread's device-memory accesses before and after it for
-  // every thread on the device (acquire/release around relaxed atomics).
-  virtual std::string deviceFence() const = 0;
+  // Device-scope fences around a relaxed atomic, as C++ builds Triton's
+  // memory orders from them: a release fence orders this thread's earlier
+  // device-memory accesses before the atomic, an acquire fence its later
+  // ones after it.
+  virtual std::string releaseFence() const = 0;
+  virtual std::string acquireFence() const = 0;
   // The line before a loop that asks the target's compiler to unroll it
   // `count` times (with a remainder for trip counts known only at run time).
   virtual std::string loopUnrollHint(int count) const = 0;

@@ -71,7 +71,13 @@ class CudaDialect : public CEmitter {
   }
   std::string barrier() const override { return "__syncthreads();"; }
   std::string deviceMemoryBarrier() const override { return "__syncthreads();"; }
-  std::string deviceFence() const override { return "__threadfence();"; }
+  // PTX's release and acquire fences (PTX ISA 8.6, CUDA 12.8): ptxas makes
+  // them what it makes of Triton's own atom.acq_rel, a MEMBAR.ALL.GPU before
+  // the atomic and an L1 invalidation after. __threadfence() is sequentially
+  // consistent, a MEMBAR.SC.GPU on each side, and the one after waits for the
+  // atomic's round trip before the thread may exit.
+  std::string releaseFence() const override { return "asm volatile(\"fence.release.gpu;\" ::: \"memory\");"; }
+  std::string acquireFence() const override { return "asm volatile(\"fence.acquire.gpu;\" ::: \"memory\");"; }
   std::string loopUnrollHint(int count) const override { return "#pragma unroll " + std::to_string(count); }
   std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
   std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,

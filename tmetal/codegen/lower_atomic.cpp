@@ -105,7 +105,7 @@ void KernelLowering::lowerAtomicRmw(const ir::Operation& op) {
   const std::string sem = semAttr ? semAttr->asString() : "acq_rel";
   // Only the threads that update fence: the others' accesses are ordered
   // with the atomics by barriers (tl.debug_barrier), as on Triton's GPUs.
-  lowerAtomicUpdates(op, releases(sem) ? dialect_.deviceFence() : "", acquires(sem) ? dialect_.deviceFence() : "");
+  lowerAtomicUpdates(op, releases(sem) ? dialect_.releaseFence() : "", acquires(sem) ? dialect_.acquireFence() : "");
 }
 
 void KernelLowering::lowerAtomicUpdates(const ir::Operation& op, const std::string& fenceBefore,

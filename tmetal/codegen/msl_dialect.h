@@ -59,10 +59,12 @@ class MslDialect : public CEmitter {
            ", memory_order_relaxed)";
   }
   std::string barrier() const override { return "threadgroup_barrier(mem_flags::mem_threadgroup);"; }
-  // MSL 3.2 (macOS 15); device scope is the default.
-  std::string deviceFence() const override {
+  // MSL 3.2 (macOS 15); device scope is the default. Metal's thread fences
+  // take memory_order_seq_cst, stronger than either side needs.
+  std::string releaseFence() const override {
     return "atomic_thread_fence(mem_flags::mem_device, memory_order_seq_cst);";
   }
+  std::string acquireFence() const override { return releaseFence(); }
   std::string deviceMemoryBarrier() const override {
     return "threadgroup_barrier(mem_flags::mem_device | mem_flags::mem_threadgroup);";
   }
