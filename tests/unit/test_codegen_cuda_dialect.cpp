@@ -9,6 +9,9 @@
 #include "tmetal/frontend/ttir_reader.h"
 #include "tmetal/codegen/cuda_dialect.h"
 #include "tmetal/codegen/msl_dialect.h"
+#include "tmetal/codegen/register_demand.h"
+#include "tmetal/analysis/axis_info.h"
+#include "tmetal/layout/layout_assignment.h"
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal {
@@ -182,6 +185,22 @@ TEST(CudaDialect, ThreadgroupsPerCoreBecomeMinimumBlocks) {
   EXPECT_EQ(CudaDialect(512, 0).kernelSignature("k", {}, {}), "extern \"C\" __global__ void __launch_bounds__(512) k()");
 }
 
+TEST(CudaDialect, RegistersPerThreadBecomeMinimumBlocksOnlyBeyondFullOccupancy) {
+  // 64K registers per multiprocessor, 2048 threads: 32 a thread at full
+  // occupancy needs no minimum.
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(32, 128), 0);
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(16, 1024), 0);
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(0, 128), 0);
+  // Beyond: as many blocks as the registers allow, rounded up to steps of 8.
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(33, 128), 12);  // 40 a thread
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(64, 128), 8);
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(72, 128), 7);
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(104, 128), 4);
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(64, 256), 4);
+  // More than one block can have: still one block.
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(400, 1024), 1);
+}
+
 TEST(CudaDialect, MetalDeclaresTheThreadgroupSizeAsCudaDoes) {
   // __launch_bounds__(512)'s counterpart; Metal has no minimum per core.
   EXPECT_EQ(codegen::MslDialect(512).kernelSignature("k", {}, {}), "[[max_total_threads_per_threadgroup(512)]]\nkernel void k()");
@@ -287,6 +306,50 @@ TEST(CudaDialect, LowersLikeMetal) {
                         AtomicOp::Min, AtomicOp::UMax, AtomicOp::UMin, AtomicOp::Exch})
       EXPECT_EQ(cuda.hasAtomic(op, k), metal.hasAtomic(op, k)) << ir::scalarName(k);
   }
+}
+
+TEST(CudaTarget, LoopsOfLoadsAskForTheRegistersOfFourTripsInFlight) {
+  // row_sum_loop_f16: an 8x128 float32 accumulator (8 registers a thread)
+  // and 8 halves loaded a trip: 8 + 4 * 8 + 24 = 64 registers, 8 blocks.
+  auto module = cudatest::parseCase("row_sum_loop_f16");
+  const ir::Function& kernel = *module->kernel();
+  analysis::AxisInfoAnalysis axis(kernel);
+  codegen::LoopRegisterDemand demand = codegen::loopOfLoadsRegisterDemand(
+      kernel, layout::LayoutAssignment(kernel, axis, {layout::MemoryLayout::COALESCED, 4}));
+  EXPECT_EQ(demand.registers, 64);
+  ASSERT_NE(demand.loop, nullptr);
+  EXPECT_EQ(demand.loop->kind(), ir::OpKind::ScfFor);
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  codegen::CompiledKernel cuda = codegen::compileKernel(*module, options);
+  EXPECT_NE(cuda.source.find("__launch_bounds__(128, 8) " + cuda.metadata.kernelName), std::string::npos)
+      << cuda.source;
+  EXPECT_NE(cuda.source.find("// __launch_bounds__ minimum 8 blocks: the loop at tests/kernels/reductions.py:400:"),
+            std::string::npos);
+  // The user's minimum wins, and Metal has no such hint.
+  options.minThreadgroupsPerCore = 2;
+  cuda = codegen::compileKernel(*module, options);
+  EXPECT_NE(cuda.source.find("__launch_bounds__(128, 2) " + cuda.metadata.kernelName), std::string::npos);
+  EXPECT_EQ(cuda.source.find("__launch_bounds__ minimum"), std::string::npos);
+  options.target = "metal";
+  options.minThreadgroupsPerCore = 0;
+  codegen::CompiledKernel metal = codegen::compileKernel(*module, options);
+  EXPECT_EQ(metal.source.find("minimum"), std::string::npos);
+  // for_horner's loop loads one coefficient a trip into a one-register
+  // accumulator and a scalar sum: 2 + 4 * 1 + 24 = 30 registers, which full
+  // occupancy gives, so no minimum.
+  auto horner = cudatest::parseCase("for_horner");
+  analysis::AxisInfoAnalysis hornerAxis(*horner->kernel());
+  layout::LayoutAssignment hornerLayouts(*horner->kernel(), hornerAxis, {layout::MemoryLayout::COALESCED, 4});
+  EXPECT_EQ(codegen::loopOfLoadsRegisterDemand(*horner->kernel(), hornerLayouts).registers, 30);
+  options.target = "cuda";
+  cuda = codegen::compileKernel(*horner, options);
+  EXPECT_NE(cuda.source.find("__launch_bounds__(128) " + cuda.metadata.kernelName), std::string::npos);
+  // A kernel without loops wants nothing.
+  auto add = cudatest::parseCase("vector_add_f32");
+  analysis::AxisInfoAnalysis addAxis(*add->kernel());
+  layout::LayoutAssignment addLayouts(*add->kernel(), addAxis, {layout::MemoryLayout::COALESCED, 4});
+  EXPECT_EQ(codegen::loopOfLoadsRegisterDemand(*add->kernel(), addLayouts).registers, 0);
 }
 
 TEST(CudaTarget, CompileKernelSelectsTheDialectAndKeepsTheMetadataSchema) {

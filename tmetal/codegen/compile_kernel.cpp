@@ -8,6 +8,7 @@
 #include "tmetal/codegen/cuda_dialect.h"
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/codegen/msl_dialect.h"
+#include "tmetal/codegen/register_demand.h"
 #include "tmetal/codegen/target_checks.h"
 #include "tmetal/ir/decompose_dot_scaled.h"
 #include "tmetal/ir/inline_calls.h"
@@ -147,9 +148,21 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   layout::LayoutAssignment layouts(fn, axis, {options.policy, options.numWarps});
   const int threadsPerThreadgroup = options.numWarps * profile.simdWidth;
   std::unique_ptr<CEmitter> dialectOwner;
-  if (cuda)
-    dialectOwner = std::make_unique<CudaDialect>(threadsPerThreadgroup, options.minThreadgroupsPerCore);
-  else
+  std::string registersNote;
+  if (cuda) {
+    int minimum = options.minThreadgroupsPerCore;
+    if (minimum == 0) {
+      // The compiler's choice: registers for the unrolled trips of a loop of
+      // loads (Metal has no such hint; Apple's compiler decides alone).
+      LoopRegisterDemand demand = loopOfLoadsRegisterDemand(fn, layouts);
+      minimum = CudaDialect::threadgroupsForRegisters(demand.registers, threadsPerThreadgroup);
+      if (minimum > 0)
+        registersNote = "// __launch_bounds__ minimum " + std::to_string(minimum) + " blocks: the loop at " +
+                        demand.loop->loc().userPos().str() + " holds about " + std::to_string(demand.registers) +
+                        " registers a thread with four trips' loads in flight.\n";
+    }
+    dialectOwner = std::make_unique<CudaDialect>(threadsPerThreadgroup, minimum);
+  } else
     dialectOwner = std::make_unique<MslDialect>(threadsPerThreadgroup);
   const CEmitter& dialect = *dialectOwner;
   LoweringOptions lowering;
@@ -162,7 +175,7 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   layout::MemoryLayout policy = layout::resolvePolicy(options.policy);
 
   CompiledKernel out;
-  out.source = header(fn, options, profile, lowered, policy) + "\n" + dialect.filePrologue() + "\n" +
+  out.source = header(fn, options, profile, lowered, policy) + registersNote + "\n" + dialect.filePrologue() + "\n" +
                (lowered.helpers.empty() ? "" : lowered.helpers + "\n") + lowered.signature + " {\n" + lowered.body +
                "}\n";
 

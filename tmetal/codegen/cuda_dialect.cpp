@@ -1,5 +1,7 @@
 #include "tmetal/codegen/cuda_dialect.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "tmetal/codegen/msl_dialect.h"
@@ -250,6 +252,21 @@ std::vector<std::string> CudaDialect::reservedNames() const {
           "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil", "fabs", "fma", "atomicAdd", "atomicMax", "atomicMin",
           "atomicAnd", "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "tmetal_atomic_cas16", "float2", "float4",
           "int2", "int4", "longlong2", "double2"};
+}
+
+int CudaDialect::threadgroupsForRegisters(int registersPerThread, int threadsPerThreadgroup) {
+  // Every NVIDIA GPU from Maxwell (sm_50) to Blackwell has 64K 32-bit
+  // registers per multiprocessor, allocated to a thread in steps of 8; sm_80
+  // and sm_90 hold 2048 threads.
+  constexpr int kRegistersPerMultiprocessor = 65536;
+  constexpr int kResidentThreads = 2048;
+  constexpr int kAllocationStep = 8;
+  if (registersPerThread <= 0 || threadsPerThreadgroup <= 0) return 0;
+  const int perThread = (registersPerThread + kAllocationStep - 1) / kAllocationStep * kAllocationStep;
+  const int fullOccupancy = kResidentThreads / threadsPerThreadgroup;
+  if (fullOccupancy > 0 && int64_t(perThread) * threadsPerThreadgroup * fullOccupancy <= kRegistersPerMultiprocessor)
+    return 0;
+  return std::max(1, kRegistersPerMultiprocessor / (perThread * threadsPerThreadgroup));
 }
 
 std::string CudaDialect::kernelSignature(const std::string& name, const std::vector<KernelParamDecl>& params,

@@ -29,6 +29,17 @@ class CudaDialect : public CEmitter {
   explicit CudaDialect(int threadsPerThreadgroup, int minThreadgroupsPerCore = 0)
       : threadsPerThreadgroup_(threadsPerThreadgroup), minThreadgroupsPerCore_(minThreadgroupsPerCore) {}
 
+  // The minimum blocks per multiprocessor that let ptxas give each thread
+  // `registersPerThread` registers, or 0 where full occupancy already does
+  // (then no minimum is declared). Told no minimum, ptxas held the float16
+  // row sum of the layout benchmark to 31 registers and gave its four
+  // 16-byte loads of a group of trips the same registers two by two, so the
+  // third load waited for the first's data; allowed the registers, all four
+  // issued first (docs/codegen.md, "Registers for loops of loads"). The
+  // minimum is also a ceiling: asking for fewer registers than a kernel uses
+  // spills them, so the figure errs high.
+  static int threadgroupsForRegisters(int registersPerThread, int threadsPerThreadgroup);
+
   std::string targetName() const override { return "cuda"; }
   std::string filePrologue() const override;
   std::string helperQualifier() const override { return "static __device__ __forceinline__"; }

@@ -54,6 +54,10 @@ struct LoweredKernel {
 // The kernel parameter holding the debug buffer.
 inline constexpr const char* kDebugBufferName = "tmetal_debug";
 
+// Trips of a loop written out per iteration where its trips combine nothing
+// across threads (lower_control_flow.cpp, "unrollsByFour").
+inline constexpr int kUnrolledTrips = 4;
+
 class KernelLowering {
  public:
   KernelLowering(const ir::Function& fn, const CEmitter& dialect, const layout::LayoutAssignment& layouts,

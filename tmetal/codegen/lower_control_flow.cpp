@@ -112,8 +112,6 @@ bool definedIn(const ir::Value* v, const ir::Block& block) {
   return v->isBlockArgument() ? v->ownerBlock() == &block : v->definingOp()->parentBlock() == &block;
 }
 
-constexpr int kUnrolledTrips = 4;
-
 }  // namespace
 
 // Loads first. The unroll hint leaves the order of the four trips' code to
