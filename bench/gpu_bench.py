@@ -281,7 +281,7 @@ class TmetalCli:
         return path
 
     def compile(self, ttir_path: Path, layout: str = "COALESCED", num_warps: int = 4,
-                min_threadgroups_per_core: int = 0) -> Compiled:
+                min_threadgroups_per_core: int | None = None) -> Compiled:
         text = Path(ttir_path).read_text()
         key = hashlib.sha256("\0".join([self._binary_key, text, layout, str(num_warps), self.hardware,
                                         str(min_threadgroups_per_core)]).encode())
@@ -289,7 +289,7 @@ class TmetalCli:
         if key in self._cache:
             return self._cache[key]
         stem = f"{Path(ttir_path).stem}.{layout.lower()}.w{num_warps}"
-        if min_threadgroups_per_core:
+        if min_threadgroups_per_core is not None:
             stem += f".m{min_threadgroups_per_core}"
         cu = self.work / "cuda" / f"{stem}.cu"
         meta = self.work / "cuda" / f"{stem}.json"
@@ -297,7 +297,7 @@ class TmetalCli:
                 str(num_warps), "-o", str(cu), "--metadata", str(meta)]
         if self.hardware:
             argv += ["--hardware", self.hardware]
-        if min_threadgroups_per_core:
+        if min_threadgroups_per_core is not None:  # 0 too: no minimum, not tmetal's choice
             argv += ["--min-threadgroups-per-core", str(min_threadgroups_per_core)]
         self._run(argv, f"tmetal compile --layout {layout.lower()} --num-warps {num_warps}")
         compiled = Compiled(cu.read_text(), json.loads(meta.read_text()), cu)

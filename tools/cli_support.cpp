@@ -35,9 +35,8 @@ void CodegenFlags::addTo(CLI::App* command) {
   command->add_flag("--fast-math", fastMath, "use metal::fast math instead of Triton's precise math");
   command->add_option("--min-threadgroups-per-core", minThreadgroupsPerCore,
                       "threadgroups each GPU core should hold at once (cuda: __launch_bounds__'s minimum blocks per "
-                      "multiprocessor; metal: checked, no MSL equivalent); 0: the compiler's choice (cuda: enough "
-                      "registers for a loop's four trips of loads)")
-      ->capture_default_str()
+                      "multiprocessor; metal: checked, no MSL equivalent); 0: no minimum; default: tmetal's choice "
+                      "(cuda: the registers of a loop's four trips of loads in flight)")
       ->check(CLI::NonNegativeNumber);
 }
 

@@ -19,7 +19,7 @@ struct CodegenFlags {
   int numWarps = 4;
   std::string hardware;
   bool fastMath = false;
-  int minThreadgroupsPerCore = 0;
+  std::optional<int> minThreadgroupsPerCore;
 
   // Adds --layout, --num-warps, --hardware, --fast-math and
   // --min-threadgroups-per-core (not --target).

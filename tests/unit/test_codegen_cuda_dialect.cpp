@@ -326,13 +326,17 @@ TEST(CudaTarget, LoopsOfLoadsAskForTheRegistersOfFourTripsInFlight) {
       << cuda.source;
   EXPECT_NE(cuda.source.find("// __launch_bounds__ minimum 8 blocks: the loop at tests/kernels/reductions.py:400:"),
             std::string::npos);
-  // The user's minimum wins, and Metal has no such hint.
+  // The caller's minimum wins, 0 (none) included, and Metal has no such hint.
   options.minThreadgroupsPerCore = 2;
   cuda = codegen::compileKernel(*module, options);
   EXPECT_NE(cuda.source.find("__launch_bounds__(128, 2) " + cuda.metadata.kernelName), std::string::npos);
   EXPECT_EQ(cuda.source.find("__launch_bounds__ minimum"), std::string::npos);
-  options.target = "metal";
   options.minThreadgroupsPerCore = 0;
+  cuda = codegen::compileKernel(*module, options);
+  EXPECT_NE(cuda.source.find("__launch_bounds__(128) " + cuda.metadata.kernelName), std::string::npos);
+  EXPECT_EQ(cuda.source.find("__launch_bounds__ minimum"), std::string::npos);
+  options.target = "metal";
+  options.minThreadgroupsPerCore.reset();
   codegen::CompiledKernel metal = codegen::compileKernel(*module, options);
   EXPECT_EQ(metal.source.find("minimum"), std::string::npos);
   // for_horner's loop loads one coefficient a trip into a one-register

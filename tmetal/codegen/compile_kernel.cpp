@@ -139,8 +139,9 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   if (measuredOn) checkKernelFitsTarget(fn, *measuredOn, options.numWarps);
   const hw::HardwareProfile& runsOn = measuredOn ? *measuredOn : profile;
   const int threads = options.numWarps * runsOn.simdWidth;
-  if (options.minThreadgroupsPerCore < 0 || int64_t(options.minThreadgroupsPerCore) * threads > runsOn.maxResidentThreadsPerCore)
-    throw CompileError("cannot keep " + std::to_string(options.minThreadgroupsPerCore) + " threadgroups of " +
+  const int askedThreadgroups = options.minThreadgroupsPerCore.value_or(0);
+  if (askedThreadgroups < 0 || int64_t(askedThreadgroups) * threads > runsOn.maxResidentThreadsPerCore)
+    throw CompileError("cannot keep " + std::to_string(askedThreadgroups) + " threadgroups of " +
                        std::to_string(threads) + " threads on one core of " + runsOn.id + ", which holds " +
                        std::to_string(runsOn.maxResidentThreadsPerCore) + " threads");
 
@@ -150,8 +151,8 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   std::unique_ptr<CEmitter> dialectOwner;
   std::string registersNote;
   if (cuda) {
-    int minimum = options.minThreadgroupsPerCore;
-    if (minimum == 0) {
+    int minimum = askedThreadgroups;
+    if (!options.minThreadgroupsPerCore) {
       // The compiler's choice: registers for the unrolled trips of a loop of
       // loads (Metal has no such hint; Apple's compiler decides alone).
       LoopRegisterDemand demand = loopOfLoadsRegisterDemand(fn, layouts);

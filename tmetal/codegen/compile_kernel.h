@@ -24,12 +24,15 @@ struct CompileOptions {
   std::optional<hw::HardwareProfile> hardware;
   // metal::fast instead of metal::precise math (Triton's default is precise).
   bool fastMath = false;
-  // Threadgroups each core should hold at once; 0 leaves it to the target's
-  // compiler. The CUDA dialect turns it into __launch_bounds__'s minimum
+  // Threadgroups each core should hold at once; 0: no minimum, the target
+  // compiler's own choice of registers; unset: tmetal's choice, which for
+  // CUDA is the registers a loop of loads holds with four trips in flight
+  // (register_demand.h; the planner sets it for its stages, which it has
+  // measured). The CUDA dialect turns it into __launch_bounds__'s minimum
   // blocks per multiprocessor, which caps the registers per thread; MSL has
   // no such hint (the Apple compiler always chooses), so the metal target
   // checks it and otherwise ignores it.
-  int minThreadgroupsPerCore = 0;
+  std::optional<int> minThreadgroupsPerCore;
 };
 
 struct CompiledKernel {

@@ -48,8 +48,8 @@ struct StageKernel {
   std::vector<StageScalar> scalars;    // the arguments after the buffers
   int64_t threadgroups = 0;            // a 1-D grid, as the plan's stage
   int numWarps = 1;                    // SIMD groups per threadgroup to compile for
-  // Threadgroups a core should hold at once (CompileOptions); 0: the
-  // compiler's choice.
+  // Threadgroups a core should hold at once (CompileOptions), always passed
+  // on; 0: no minimum, the target compiler's choice of registers.
   int minThreadgroupsPerCore = 0;
 };
 

@@ -113,7 +113,7 @@ struct ReductionStage {
   int64_t threadgroupMemoryBytes = 0;  // for combining threads of one threadgroup
   std::string combine;                 // how the threads of one output combine, in words
   // Threadgroups each core should hold at once (codegen::CompileOptions);
-  // 0: the compiler's choice.
+  // 0: no minimum, the target compiler's choice of registers.
   int minThreadgroupsPerCore = 0;
 
   // Independent vector loads per thread per loop trip.
