@@ -197,6 +197,9 @@ TEST(CudaDialect, RegistersPerThreadBecomeMinimumBlocksOnlyBeyondFullOccupancy) 
   EXPECT_EQ(CudaDialect::threadgroupsForRegisters(72, 128), 7);
   EXPECT_EQ(CudaDialect::threadgroupsForRegisters(104, 128), 4);
   EXPECT_EQ(CudaDialect::threadgroupsForRegisters(64, 256), 4);
+  // 32-thread blocks: at most 32 of them, so 64 registers a thread fit.
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(64, 32), 0);
+  EXPECT_EQ(CudaDialect::threadgroupsForRegisters(100, 32), 19);  // 104 a thread
   // More than one block can have: still one block.
   EXPECT_EQ(CudaDialect::threadgroupsForRegisters(400, 1024), 1);
 }

@@ -257,13 +257,14 @@ std::vector<std::string> CudaDialect::reservedNames() const {
 int CudaDialect::threadgroupsForRegisters(int registersPerThread, int threadsPerThreadgroup) {
   // Every NVIDIA GPU from Maxwell (sm_50) to Blackwell has 64K 32-bit
   // registers per multiprocessor, allocated to a thread in steps of 8; sm_80
-  // and sm_90 hold 2048 threads.
+  // and sm_90 hold 2048 threads in at most 32 blocks.
   constexpr int kRegistersPerMultiprocessor = 65536;
   constexpr int kResidentThreads = 2048;
+  constexpr int kResidentBlocks = 32;
   constexpr int kAllocationStep = 8;
   if (registersPerThread <= 0 || threadsPerThreadgroup <= 0) return 0;
   const int perThread = (registersPerThread + kAllocationStep - 1) / kAllocationStep * kAllocationStep;
-  const int fullOccupancy = kResidentThreads / threadsPerThreadgroup;
+  const int fullOccupancy = std::min(kResidentBlocks, kResidentThreads / threadsPerThreadgroup);
   if (fullOccupancy > 0 && int64_t(perThread) * threadsPerThreadgroup * fullOccupancy <= kRegistersPerMultiprocessor)
     return 0;
   return std::max(1, kRegistersPerMultiprocessor / (perThread * threadsPerThreadgroup));
