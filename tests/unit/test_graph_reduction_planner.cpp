@@ -117,6 +117,38 @@ TEST(GraphReductionPlanner, RowVariantsFollowTheRowLength) {
   EXPECT_EQ(few.partialsPerOutput(), 6);  // 8 blocks; one wave holds 48 threadgroups of 512
 }
 
+TEST(GraphReductionPlanner, FloatColumnsSweptManyTimesReadHalfTheRowsPerTrip) {
+  // 16384x16384 along axis 0 on an H100: 32 threads along the rows, split
+  // over 2 threadgroups, 128 trips of 2 rows. Float32 sums and maxima read 1
+  // row per trip in 256 trips; float16 ones and arg-reductions keep theirs
+  // (2, and twice that).
+  const ReductionPlan sums = plan({16384, 16384}, {0}, "h100");
+  EXPECT_EQ(sums.stages[0].vectorsPerTrip, 1);
+  EXPECT_EQ(sums.stages[0].iterations, 256);
+  EXPECT_EQ(sums.stages[0].splits, 2);
+  EXPECT_EQ(plan({16384, 16384}, {0}, "h100", ir::ScalarKind::F32, Combiner::Max).stages[0].vectorsPerTrip, 1);
+  EXPECT_EQ(plan({16384, 16384}, {0}, "h100", ir::ScalarKind::F16).stages[0].vectorsPerTrip, 2);
+  EXPECT_EQ(plan({16384, 16384}, {0}, "h100", ir::ScalarKind::F32, Combiner::ArgMax).stages[0].vectorsPerTrip, 4);
+  // The middle axis of 512x512x512: 8 threads along 512 rows, 32 trips.
+  EXPECT_EQ(plan({512, 512, 512}, {1}, "h100").stages[0].vectorsPerTrip, 1);
+  // One thread along the 32 rows of 32x4194304: 2 rows per trip, 16 trips.
+  const ReductionPlan skinny = plan({32, 1 << 22}, {0}, "h100");
+  EXPECT_EQ(skinny.stages[0].threadsY, 1);
+  EXPECT_EQ(skinny.stages[0].vectorsPerTrip, 2);
+  // 512 rows on 32 threads: 4 trips of 2 rows, fewer than 16: 2 rows per
+  // trip; 2048 rows take 16 trips, then 32 of 1 row.
+  EXPECT_EQ(plan({512, 16384}, {0}, "h100").stages[0].vectorsPerTrip, 2);
+  EXPECT_EQ(plan({2048, 16384}, {0}, "h100").stages[0].vectorsPerTrip, 1);
+  EXPECT_EQ(plan({2048, 16384}, {0}, "h100").stages[0].iterations, 32);
+  // A tuning's loads=4 becomes 2 for such a stage.
+  PlanTuning four;
+  four.loadsPerTrip = 4;
+  EXPECT_EQ(planReduction({{16384, 16384}, {}, {0}, ir::ScalarKind::F32, Combiner::Sum, four}, profile("h100"))
+                .stages[0]
+                .vectorsPerTrip,
+            2);
+}
+
 TEST(GraphReductionPlanner, ColumnsAndStridedInputs) {
   ReductionPlan cols = plan({4096, 256}, {0});
   EXPECT_EQ(cols.kind, ReductionKind::Column);
@@ -146,6 +178,9 @@ TEST(GraphReductionPlanner, ColumnsAndStridedInputs) {
                 .stages[0]
                 .threadsX,
             8);
+  // Split 12 ways, each thread takes 6 trips of 2 rows: too few trips for
+  // float32 columns to read half as many rows per trip.
+  EXPECT_EQ(cols.stages[0].iterations, 6);
   EXPECT_EQ(cols.stages[0].vectorsPerTrip, 2);
   // Its 32 rows of threads combine through threadgroup memory: two
   // threadgroups per core overlap that with loads.
