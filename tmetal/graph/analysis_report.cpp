@@ -341,7 +341,11 @@ json analysisToJson(const GraphAnalysis& g) {
     if (a.plan) {
       // Each stage's kernel as compiled, next to the plan's stage.
       for (size_t i = 0; i < op["plan"]["stages"].size(); ++i) {
-        const CompiledStage none{"", 0, "not compiled"};
+        static const CompiledStage none = [] {
+          CompiledStage s;
+          s.error = "not compiled";
+          return s;
+        }();
         const CompiledStage& c = i < a.compiled.size() ? a.compiled[i] : !a.compiled.empty() ? a.compiled[0] : none;
         op["plan"]["stages"][i]["compiled"] = compiledToJson(c);
       }
