@@ -153,7 +153,7 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   if (cuda) {
     int minimum = askedThreadgroups;
     if (!options.minThreadgroupsPerCore) {
-      // The compiler's choice: registers for the unrolled trips of a loop of
+      // tmetal's choice: registers for the unrolled trips of a loop of
       // loads (Metal has no such hint; Apple's compiler decides alone).
       LoopRegisterDemand demand = loopOfLoadsRegisterDemand(fn, layouts);
       minimum = CudaDialect::threadgroupsForRegisters(demand.registers, threadsPerThreadgroup);
