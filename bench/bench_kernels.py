@@ -143,6 +143,7 @@ def _softmax_ref(x):
 
 def larger_cases() -> list[BenchConfig]:
     import elementwise
+    import linalg
     import norms
     import reductions
 
@@ -234,6 +235,19 @@ def larger_cases() -> list[BenchConfig]:
             constexprs={"BLOCK_M": 64, "BLOCK_N": 32}, outputs=("sum_ptr", "max_ptr"),
             reference=lambda a: {"sum_ptr": a["x_ptr"].astype(np.float64).sum(axis=0).astype(np.float32),
                                  "max_ptr": a["x_ptr"].max(axis=0)}, tolerances={"fp32": (1e-4, 1e-3)}))
+    # A matmul as Triton's tutorial tiles it, large enough to be bound by
+    # arithmetic rather than by the launch: float16 in, float32 out.
+    size = 2048
+    configs.append(
+        BenchConfig(
+            name=f"big_matmul_f16_{size}", kernel=linalg.matmul_kernel,
+            args={"a_ptr": Arr((size, size), "float16"), "b_ptr": Arr((size, size), "float16"),
+                  "c_ptr": Arr((size, size), "float32", "zeros"), "M": size, "N": size, "K": size,
+                  "stride_am": size, "stride_ak": 1, "stride_bk": size, "stride_bn": 1, "stride_cm": size,
+                  "stride_cn": 1}, grid=(cdiv(size, 64), cdiv(size, 64)),
+            constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, outputs=("c_ptr", ),
+            reference=lambda a: {"c_ptr": (a["a_ptr"].astype(np.float64) @ a["b_ptr"].astype(np.float64)).astype(
+                np.float32)}, tolerances={"fp32": (1e-3, 1e-3)}))
     return configs
 
 

@@ -284,6 +284,24 @@ def check_dot_accumulators(device: Device):
         np.testing.assert_array_equal(device.get(c), expected.astype(np.float32))
 
 
+def check_dot_on_simdgroup_matrices(device: Device):
+    # float16 dots multiply 8x8 SIMD-group matrices. 64x64x128: A and B
+    # (32 KB) and C (16 KB) exceed a threadgroup's 32 KB, so K goes in chunks
+    # of 64 rows, A staged K-outermost and loaded transposed. 16x16 with 8
+    # SIMD groups: four tiles, four groups idle.
+    rng = np.random.default_rng(12)
+    for m, n, k, warps, ab_elements in ((64, 64, 128, 4, 64 * 128), (16, 16, 16, 8, 16 * 32)):
+        a, b = rng.integers(-4, 5, (m, k)), rng.integers(-4, 5, (k, n))
+        c = device.put(np.zeros((m, n), np.float32))
+        compiled = dot_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c, M=m, N=n,
+                                     K=k, OUT=tl.float32, PRECISION="ieee", num_warps=warps)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32), err_msg=str((m, n, k)))
+        buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+        assert [(b["purpose"].split(" ")[0], b["elements"]) for b in buffers] == [("dot_ab", ab_elements),
+                                                                                  ("dot_c", m * n)], buffers
+
+
 @triton.jit
 def batched_dot_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rb, rm, rn, rk = tl.arange(0, B), tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
@@ -439,7 +457,9 @@ def check_pointer_tensor_conversion(device: Device):
 
 def check_matmul_k_loop(device: Device):
     # 64x64x64 tiles: the carried pointers live in the loads' layout, so the
-    # loop converts nothing through threadgroup memory (which they would overflow).
+    # loop converts nothing through threadgroup memory (which they would
+    # overflow); the dot stages A and B together and C for its SIMD-group
+    # matrices.
     rng = np.random.default_rng(9)
     M, N, K = 128, 128, 256
     a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
@@ -449,7 +469,7 @@ def check_matmul_k_loop(device: Device):
     device.synchronize()
     np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
     buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
-    assert [b["purpose"].split(" ")[0] for b in buffers] == ["dot_a", "dot_b"], buffers
+    assert [b["purpose"].split(" ")[0] for b in buffers] == ["dot_ab", "dot_c"], buffers
 
 
 # ---- tl.histogram ----------------------------------------------------------------------
@@ -851,6 +871,7 @@ CHECKS = {
     "returns_inside_if": check_returns_inside_if,
     "batched_dot": check_batched_dot,
     "dot_accumulators": check_dot_accumulators,
+    "dot_on_simdgroup_matrices": check_dot_on_simdgroup_matrices,
     "bool_tensors": check_bool_tensors,
     "i1_sum_wraps": check_i1_sum_wraps,
     "pointer_bitcast": check_pointer_bitcast,

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tmetal/codegen/compile_kernel.h"
+#include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/frontend/ttir_reader.h"
 #include "tmetal/hw/hardware_profile.h"
 #include "tmetal/ir/verifier.h"
@@ -415,6 +416,52 @@ TEST(CodegenMsl, SixteenByteAccessesOfHalves) {
   EXPECT_EQ(count(k.source, "*reinterpret_cast<device int4*>"), 3u);
   EXPECT_NE(k.source.find("as_type<half2>(vec.w).y"), std::string::npos);
   for (const auto& access : k.metadata.layouts["accesses"]) EXPECT_EQ(access["vector_elements"], 8);
+}
+
+TEST(CodegenDot, SimdGroupsTakeEvenBlocksOfWholeTiles) {
+  auto fitsAll = [](int64_t) { return true; };
+  auto plan = [&](int64_t m, int64_t n, int64_t k, int groups, std::function<bool(int64_t)> fits) {
+    const codegen::DotMatrixPlan p = codegen::planDotOnMatrices(m, n, k, groups, fits);
+    return std::vector<int64_t>{p.chunk, p.groupsM, p.groupsN, p.tilesM, p.tilesN};
+  };
+  // 4x4 tiles over 4 groups: square blocks of 2x2.
+  EXPECT_EQ(plan(32, 32, 16, 4, fitsAll), (std::vector<int64_t>{16, 2, 2, 2, 2}));
+  // 4x2 tiles: every group busy, blocks of two tiles.
+  EXPECT_EQ(plan(32, 16, 32, 4, fitsAll), (std::vector<int64_t>{32, 2, 2, 2, 1}));
+  // Fewer tiles than groups: the rest idle.
+  EXPECT_EQ(plan(16, 16, 16, 8, fitsAll), (std::vector<int64_t>{16, 2, 2, 1, 1}));
+  // 3x2 tiles cannot be split four ways evenly: three groups.
+  EXPECT_EQ(plan(24, 16, 8, 4, fitsAll), (std::vector<int64_t>{8, 3, 1, 1, 2}));
+  // K in the largest power-of-two chunk whose staging fits: A and B 64x128
+  // halves (32 KB) and C 64x64 floats (16 KB) in 32 KB take chunks of 64.
+  auto fits32k = [](int64_t bytes) { return bytes <= 32768; };
+  EXPECT_EQ(plan(64, 64, 128, 4, fits32k)[0], 64);
+  EXPECT_EQ(plan(64, 64, 64, 4, fits32k)[0], 64);
+  // Extents that are not whole tiles, or no chunk of 8 rows fitting: no plan.
+  EXPECT_EQ(plan(20, 16, 16, 4, fitsAll)[0], 0);
+  EXPECT_EQ(plan(16, 16, 12, 4, fitsAll)[0], 0);
+  EXPECT_EQ(plan(64, 64, 64, 4, [](int64_t) { return false; })[0], 0);
+}
+
+TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+    const std::string whole = compileCase("matmul_f16_f32acc", options).source;
+    const bool metal = options.target == "metal";
+    const std::string source = whole.substr(whole.find(metal ? "kernel void" : "__global__"));
+    EXPECT_EQ(count(source, metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac("), 1u) << source;
+    EXPECT_EQ(count(source, metal ? "simdgroup_half8x8 " : "tmetal_half8x8 "), 2u) << source;
+    EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k8"), metal ? 0u : 1u) << whole;
+    if (metal) EXPECT_EQ(count(source, "fma("), 0u) << source;
+  }
+  // float32 inputs keep the FMA loop (no f32 tiles on tensor cores at full precision).
+  std::string f32 = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.ttir");
+  for (size_t at = f32.find("xf16>"); at != std::string::npos; at = f32.find("xf16>", at)) f32.replace(at, 5, "xf32>");
+  for (size_t at = f32.find("<f16>"); at != std::string::npos; at = f32.find("<f16>", at)) f32.replace(at, 5, "<f32>");
+  const std::string source = compileText(f32).source;
+  EXPECT_EQ(count(source, "simdgroup_multiply_accumulate("), 0u) << source;
+  EXPECT_GT(count(source, "fma("), 0u) << source;
 }
 
 TEST(CodegenMsl, FastMathSwitchesTheMathNamespace) {

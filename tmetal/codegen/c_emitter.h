@@ -29,6 +29,9 @@ enum class MathFn { Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Tanh, Erf, Floo
 enum class AtomicOp { Add, FAdd, And, Or, Xor, Max, Min, UMax, UMin, Exch };
 
 // Builtin per-thread values a kernel may read.
+// The operand an 8x8 SIMD-group matrix tile is in d = a * b + c.
+enum class MatrixRole { A, B, Accumulator };
+
 enum class Builtin { ProgramId, NumPrograms, ThreadIndex, LaneIndex, SimdGroupIndex };
 
 struct KernelParamDecl {
@@ -149,6 +152,27 @@ class CEmitter {
   virtual std::string simdShuffleUp(const std::string& x, ir::ScalarKind k, const std::string& delta) const = 0;
   virtual std::string simdShuffleDown(const std::string& x, ir::ScalarKind k, const std::string& delta) const = 0;
   virtual std::string simdBroadcast(const std::string& x, ir::ScalarKind k, const std::string& lane) const = 0;
+
+  // ---- SIMD-group matrices: 8x8 tiles that a whole SIMD group holds --------
+  // (tt.dot of 16-bit float inputs, lower_dot_matrix.cpp). Every lane of the
+  // SIMD group makes each call with the same arguments.
+  // The tile type of f16 or f32 elements.
+  virtual std::string matrixType(ir::ScalarKind k) const = 0;
+  // A tile of zeros, as an expression.
+  virtual std::string matrixZero(ir::ScalarKind k) const = 0;
+  // Loads tile `m` from threadgroup memory: element (r, c) of the tile is
+  // ptr[r * stride + c], or ptr[c * stride + r] when `transpose`. `role` is
+  // the operand the tile will be in matrixMultiplyAccumulate, for targets
+  // whose lanes hold different elements for each role.
+  virtual std::string matrixLoad(const std::string& m, const std::string& ptr, int64_t stride, bool transpose,
+                                 MatrixRole role) const = 0;
+  // Stores an accumulator tile: element (r, c) to ptr[r * stride + c].
+  virtual std::string matrixStore(const std::string& m, const std::string& ptr, int64_t stride) const = 0;
+  // d = a * b + c: f16 tiles a and b, f32 accumulators c and d.
+  virtual std::string matrixMultiplyAccumulate(const std::string& d, const std::string& a, const std::string& b,
+                                               const std::string& c) const = 0;
+  // Types and functions the tiles rely on, emitted once when used.
+  virtual std::string matrixHelpers() const = 0;
 
   // ---- atomics ---------------------------------------------------------------
   // Whether the target has the operation natively for this element type

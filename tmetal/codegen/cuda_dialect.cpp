@@ -515,6 +515,51 @@ std::string CudaDialect::atomicCas(const std::string& ptr, const std::string& ex
   return "atomicCAS(" + ptr + ", " + expected + ", " + desired + ")";
 }
 
+// A B tile's lanes hold the elements an A tile's lanes would hold of its
+// transpose (matrixHelpers), so a B tile loads with `transpose` flipped.
+std::string CudaDialect::matrixLoad(const std::string& m, const std::string& ptr, int64_t stride, bool transpose,
+                                    MatrixRole role) const {
+  const bool flipped = role == MatrixRole::B ? !transpose : transpose;
+  return "tmetal_matrix_load(" + m + ", " + ptr + ", " + std::to_string(stride) + ", " + boolLiteral(flipped) + ");";
+}
+
+std::string CudaDialect::matrixHelpers() const {
+  return R"(// Metal's 8x8 SIMD-group matrices (simdgroup_half8x8, simdgroup_float8x8)
+// on the warp's tensor cores. Lane 4g + t holds elements (g, 2t) and
+// (g, 2t + 1) of an A or accumulator tile, and (2t, g) and (2t + 1, g) of a
+// B tile: mma.sync's m16n8k8 operands, whose A rows 8-15 are left zero, so
+// that each call is one 8x8x8 product as on Metal.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#error "tt.dot on SIMD-group matrices uses mma.sync.m16n8k8: it needs sm_80 or newer"
+#endif
+struct tmetal_half8x8 { uint pair; };  // element 2t in the low half
+struct tmetal_float8x8 { float x0, x1; };
+__device__ __forceinline__ void tmetal_matrix_load(tmetal_half8x8& m, const __half* p, int stride, bool transpose) {
+  const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
+  const __half lo = transpose ? p[c * stride + r] : p[r * stride + c];
+  const __half hi = transpose ? p[(c + 1) * stride + r] : p[r * stride + c + 1];
+  m.pair = uint(__half_as_ushort(lo)) | (uint(__half_as_ushort(hi)) << 16);
+}
+__device__ __forceinline__ void tmetal_matrix_load(tmetal_float8x8& m, const float* p, int stride, bool transpose) {
+  const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
+  m.x0 = transpose ? p[c * stride + r] : p[r * stride + c];
+  m.x1 = transpose ? p[(c + 1) * stride + r] : p[r * stride + c + 1];
+}
+__device__ __forceinline__ void tmetal_matrix_store(const tmetal_float8x8& m, float* p, int stride) {
+  const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
+  p[r * stride + c] = m.x0;
+  p[r * stride + c + 1] = m.x1;
+}
+__device__ __forceinline__ void tmetal_matrix_mac(tmetal_float8x8& d, tmetal_half8x8 a, tmetal_half8x8 b,
+                                                  tmetal_float8x8 c) {
+  float rows8to15[2];
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
+      : "=f"(d.x0), "=f"(d.x1), "=f"(rows8to15[0]), "=f"(rows8to15[1])
+      : "r"(a.pair), "r"(0u), "r"(b.pair), "f"(c.x0), "f"(c.x1), "f"(0.0f), "f"(0.0f));
+}
+)";
+}
+
 std::string CudaDialect::atomicHelpers() const {
   return R"(// Floats compare and swap their bits, as Triton's cmpxchg does.
 __device__ __forceinline__ float tmetal_atomic_cas_float(float* p, float expected, float desired) {

@@ -105,6 +105,21 @@ class CudaDialect : public CEmitter {
   std::string simdShuffleDown(const std::string& x, ir::ScalarKind k, const std::string& delta) const override;
   std::string simdBroadcast(const std::string& x, ir::ScalarKind k, const std::string& lane) const override;
 
+  std::string matrixType(ir::ScalarKind k) const override {
+    return k == ir::ScalarKind::F16 ? "tmetal_half8x8" : "tmetal_float8x8";
+  }
+  std::string matrixZero(ir::ScalarKind k) const override { return matrixType(k) + "{}"; }
+  std::string matrixLoad(const std::string& m, const std::string& ptr, int64_t stride, bool transpose,
+                         MatrixRole role) const override;
+  std::string matrixStore(const std::string& m, const std::string& ptr, int64_t stride) const override {
+    return "tmetal_matrix_store(" + m + ", " + ptr + ", " + std::to_string(stride) + ");";
+  }
+  std::string matrixMultiplyAccumulate(const std::string& d, const std::string& a, const std::string& b,
+                                       const std::string& c) const override {
+    return "tmetal_matrix_mac(" + d + ", " + a + ", " + b + ", " + c + ");";
+  }
+  std::string matrixHelpers() const override;
+
   bool hasAtomic(AtomicOp op, ir::ScalarKind k) const override;
   std::string atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ir::ScalarKind k) const override;
   std::string atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,

@@ -354,6 +354,7 @@ LoweredKernel KernelLowering::run() {
   std::string math = dialect_.mathHelpers(mathUsed_);
   if (!math.empty()) helpers.line(math);
   if (atomicsUsed_) helpers.line(dialect_.atomicHelpers());
+  if (std::string matrices = dialect_.matrixHelpers(); matricesUsed_ && !matrices.empty()) helpers.line(matrices);
   if (std::string conversions = floatConversions_.helpers(); !conversions.empty()) helpers.line(conversions);
   if (std::string libdevice = libdeviceCalls_.helpers(); !libdevice.empty()) helpers.line(libdevice);
   if (!assertions_.empty() || !prints_.empty()) helpers.line(debugHelpers());

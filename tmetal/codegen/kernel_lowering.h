@@ -58,6 +58,18 @@ inline constexpr const char* kDebugBufferName = "tmetal_debug";
 // across threads (lower_control_flow.cpp, "unrollsByFour").
 inline constexpr int kUnrolledTrips = 4;
 
+// How a tt.dot runs on 8x8 SIMD-group matrices (lower_dot_matrix.cpp);
+// chunk == 0 when it does not.
+struct DotMatrixPlan {
+  int64_t chunk = 0;               // rows of K staged at a time (K when A and B fit whole)
+  int groupsM = 0, groupsN = 0;    // SIMD groups along C's rows and columns
+  int64_t tilesM = 0, tilesN = 0;  // 8x8 tiles of C in each group's block
+};
+// The plan for an MxNxK product by `simdGroups` SIMD groups, given whether
+// `bytes` more threadgroup memory fits: every extent a multiple of 8.
+DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
+                                const std::function<bool(int64_t bytes)>& fits);
+
 class KernelLowering {
  public:
   KernelLowering(const ir::Function& fn, const CEmitter& dialect, const layout::LayoutAssignment& layouts,
@@ -203,6 +215,10 @@ class KernelLowering {
 
   // ---- dot, control flow, conversions ---------------------------------------------
   void lowerDot(const ir::Operation& op);
+  // A 2-D tt.dot of f16 inputs on SIMD-group matrices where the extents and
+  // the threadgroup memory allow; false, having emitted nothing, otherwise.
+  bool lowerDotOnMatrices(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b,
+                          const RegisterTensor& c);
   void lowerFor(const ir::Operation& op);
   // Whether an scf.for provably runs a multiple of four trips (or none).
   bool tripsAreMultipleOfFour(const ir::Operation& loop) const;
@@ -314,6 +330,8 @@ class KernelLowering {
   std::set<Builtin> builtins_;
   std::vector<MathFn> mathUsed_;
   bool atomicsUsed_ = false;
+  bool matricesUsed_ = false;
+  std::unordered_map<const ir::Operation*, DotMatrixPlan> dotMatrixPlans_;
   FloatConversions floatConversions_{dialect_};
   LibdeviceCalls libdeviceCalls_{dialect_};
   // The kernel's tt.assert and tt.print ops, numbered as the debug buffer reports them.

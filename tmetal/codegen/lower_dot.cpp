@@ -1,8 +1,9 @@
 // tt.dot, correct first: A and B are staged in threadgroup memory (one
 // barrier), then every thread accumulates its own registers of C with FMAs,
 // loading each row of A and each column of B it needs once per k. This is
-// the classic register-tiled threadgroup-memory GEMM; simdgroup_matrix is a
-// later refinement. 8-bit float operands are widened to f16 (exactly) in
+// the classic register-tiled threadgroup-memory GEMM, for what SIMD-group
+// matrices do not take (lower_dot_matrix.cpp: f16 inputs, extents of
+// whole 8x8 tiles). 8-bit float operands are widened to f16 (exactly) in
 // registers first, so the staged tiles and the FMAs are those of f16 dots.
 #include <algorithm>
 #include <map>
@@ -32,6 +33,7 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   if (isInt ? (ak != ScalarKind::I8 && ak != ScalarKind::I32) : ck != ScalarKind::F32 && !narrowAcc)
     unsupported(op, "tt.dot accumulating in " + accType.str() + " (f32, f16, bf16, or i32 for integer inputs)");
   int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
+  if (lowerDotOnMatrices(op, a, b, c)) return;
   LayoutPtr l = layouts_.home(v);
   TensorMap map(l, v->type().shape());
   int64_t regs = map.numRegisters();

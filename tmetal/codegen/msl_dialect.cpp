@@ -278,6 +278,26 @@ std::string MslDialect::atomicCas(const std::string& ptr, const std::string& exp
   return "tmetal_atomic_cas(" + ptr + ", " + expected + ", " + desired + ")";
 }
 
+std::string MslDialect::matrixType(ScalarKind k) const {
+  return k == ScalarKind::F16 ? "simdgroup_half8x8" : "simdgroup_float8x8";
+}
+
+std::string MslDialect::matrixZero(ScalarKind k) const {
+  return "make_filled_simdgroup_matrix<" + scalarType(k) + ", 8, 8>(" + floatLiteral(0, k) + ")";
+}
+
+// Every lane holds its share of a tile whatever its role, so `role` plays no
+// part; the origin stays 0 because `ptr` already points at the tile.
+std::string MslDialect::matrixLoad(const std::string& m, const std::string& ptr, int64_t stride, bool transpose,
+                                   MatrixRole) const {
+  return "simdgroup_load(" + m + ", " + ptr + ", " + std::to_string(stride) +
+         (transpose ? ", ulong2(0, 0), true);" : ");");
+}
+
+std::string MslDialect::matrixStore(const std::string& m, const std::string& ptr, int64_t stride) const {
+  return "simdgroup_store(" + m + ", " + ptr + ", " + std::to_string(stride) + ");";
+}
+
 std::string MslDialect::atomicHelpers() const {
   return R"(// A strong compare-and-swap: retries the weak one while it fails spuriously.
 static inline int tmetal_atomic_cas(device int* p, int expected, int desired) {

@@ -87,6 +87,17 @@ class MslDialect : public CEmitter {
   std::string simdShuffleDown(const std::string& x, ir::ScalarKind k, const std::string& delta) const override;
   std::string simdBroadcast(const std::string& x, ir::ScalarKind k, const std::string& lane) const override;
 
+  std::string matrixType(ir::ScalarKind k) const override;
+  std::string matrixZero(ir::ScalarKind k) const override;
+  std::string matrixLoad(const std::string& m, const std::string& ptr, int64_t stride, bool transpose,
+                         MatrixRole role) const override;
+  std::string matrixStore(const std::string& m, const std::string& ptr, int64_t stride) const override;
+  std::string matrixMultiplyAccumulate(const std::string& d, const std::string& a, const std::string& b,
+                                       const std::string& c) const override {
+    return "simdgroup_multiply_accumulate(" + d + ", " + a + ", " + b + ", " + c + ");";
+  }
+  std::string matrixHelpers() const override { return ""; }  // <metal_stdlib> has them
+
   bool hasAtomic(AtomicOp op, ir::ScalarKind k) const override;
   std::string atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ir::ScalarKind k) const override;
   std::string atomicCas(const std::string& ptr, const std::string& expected, const std::string& desired,

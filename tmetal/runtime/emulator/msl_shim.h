@@ -1420,6 +1420,72 @@ inline void tmetal_threadgroup_barrier(int line, int site, mem_flags flags) {
   tmetal_emu::hooks().threadgroupBarrier(line, site);
 }
 
+// ---------------------------------------------------------------------------
+// SIMD-group matrices (8x8 tiles shared by a SIMD group). On the GPU each
+// lane holds a share of the tile; here every lane holds and computes the
+// whole tile, which gives each lane the values the group's tile has without
+// modelling Apple's (undocumented) distribution over lanes. Loads and stores
+// are SIMD-group collectives, so a lane that skips one is reported as
+// divergence, as the hardware would require every lane to take part.
+
+template <class T, int Cols, int Rows>
+struct simdgroup_matrix {
+  T tmetal_elements[Rows][Cols];
+};
+typedef simdgroup_matrix<half, 8, 8> simdgroup_half8x8;
+typedef simdgroup_matrix<float, 8, 8> simdgroup_float8x8;
+typedef simdgroup_matrix<bfloat, 8, 8> simdgroup_bfloat8x8;
+
+template <class T, int Cols, int Rows>
+simdgroup_matrix<T, Cols, Rows> make_filled_simdgroup_matrix(std::type_identity_t<T> value) {
+  simdgroup_matrix<T, Cols, Rows> m;
+  for (int r = 0; r < Rows; ++r)
+    for (int c = 0; c < Cols; ++c) m.tmetal_elements[r][c] = value;
+  return m;
+}
+
+// Element (r, c) of the tile is the one at column c, row r of the memory
+// matrix from matrix_origin (x: column, y: row), or at column r, row c when
+// transposed.
+template <class T, int Cols, int Rows>
+void tmetal_simdgroup_load(int line, int site, simdgroup_matrix<T, Cols, Rows>& d, const T* src,
+                           ulong elements_per_row = Cols, ulong2 matrix_origin = ulong2(0),
+                           bool transpose_matrix = false) {
+  tmetal_emu::collective<bool, bool, &tmetal_emu::combineNothing>("simdgroup_load", line, site, false, 0);
+  const T* origin = src + matrix_origin.y * elements_per_row + matrix_origin.x;
+  for (int r = 0; r < Rows; ++r)
+    for (int c = 0; c < Cols; ++c)
+      d.tmetal_elements[r][c] = transpose_matrix ? origin[c * elements_per_row + r] : origin[r * elements_per_row + c];
+}
+
+template <class T, int Cols, int Rows>
+void tmetal_simdgroup_store(int line, int site, const simdgroup_matrix<T, Cols, Rows>& a, T* dst,
+                            ulong elements_per_row = Cols, ulong2 matrix_origin = ulong2(0),
+                            bool transpose_matrix = false) {
+  tmetal_emu::collective<bool, bool, &tmetal_emu::combineNothing>("simdgroup_store", line, site, false, 0);
+  T* origin = dst + matrix_origin.y * elements_per_row + matrix_origin.x;
+  for (int r = 0; r < Rows; ++r)
+    for (int c = 0; c < Cols; ++c)
+      (transpose_matrix ? origin[c * elements_per_row + r] : origin[r * elements_per_row + c]) =
+          a.tmetal_elements[r][c];
+}
+
+// d = a * b + c, each element summed in float from c in the order of K
+// (products of 16-bit floats are exact in float), then rounded to d's type.
+template <class T, class A, class B, int Cols, int Rows, int K>
+void simdgroup_multiply_accumulate(simdgroup_matrix<T, Cols, Rows>& d, const simdgroup_matrix<A, K, Rows>& a,
+                                   const simdgroup_matrix<B, Cols, K>& b, const simdgroup_matrix<T, Cols, Rows>& c) {
+  simdgroup_matrix<T, Cols, Rows> result;
+  for (int r = 0; r < Rows; ++r)
+    for (int col = 0; col < Cols; ++col) {
+      float sum = float(c.tmetal_elements[r][col]);
+      for (int k = 0; k < K; ++k)
+        sum = __builtin_fmaf(float(a.tmetal_elements[r][k]), float(b.tmetal_elements[k][col]), sum);
+      result.tmetal_elements[r][col] = T(sum);
+    }
+  d = result;
+}
+
 }  // namespace metal
 
 // ---------------------------------------------------------------------------
@@ -1511,6 +1577,8 @@ struct AnyReference {
 #define TMETAL_CALL_SITE __LINE__, __COUNTER__
 #define threadgroup_barrier(...) tmetal_threadgroup_barrier(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simdgroup_barrier(...) tmetal_simdgroup_barrier(TMETAL_CALL_SITE, __VA_ARGS__)
+#define simdgroup_load(...) tmetal_simdgroup_load(TMETAL_CALL_SITE, __VA_ARGS__)
+#define simdgroup_store(...) tmetal_simdgroup_store(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simd_sum(...) tmetal_simd_sum(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simd_product(...) tmetal_simd_product(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simd_min(...) tmetal_simd_min(TMETAL_CALL_SITE, __VA_ARGS__)
