@@ -298,8 +298,8 @@ def check_dot_on_simdgroup_matrices(device: Device):
         device.synchronize()
         np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32), err_msg=str((m, n, k)))
         buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
-        assert [(b["purpose"].split(" ")[0], b["elements"]) for b in buffers] == [("dot_ab", ab_elements),
-                                                                                  ("dot_c", m * n)], buffers
+        assert [(b["purpose"].split(" ")[0], b["elements"]) for b in buffers] == [("dot_c", m * n),
+                                                                                  ("dot_ab", ab_elements)], buffers
 
 
 @triton.jit
@@ -458,8 +458,8 @@ def check_pointer_tensor_conversion(device: Device):
 def check_matmul_k_loop(device: Device):
     # 64x64x64 tiles: the carried pointers live in the loads' layout, so the
     # loop converts nothing through threadgroup memory (which they would
-    # overflow); the dot stages A and B together and C for its SIMD-group
-    # matrices.
+    # overflow); the accumulator stays in the dot's SIMD-group matrices
+    # through the loop, staged once after it.
     rng = np.random.default_rng(9)
     M, N, K = 128, 128, 256
     a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
@@ -469,7 +469,7 @@ def check_matmul_k_loop(device: Device):
     device.synchronize()
     np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
     buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
-    assert [b["purpose"].split(" ")[0] for b in buffers] == ["dot_ab", "dot_c"], buffers
+    assert [b["purpose"].split(" ")[0] for b in buffers] == ["dot_c", "dot_ab"], buffers
 
 
 # ---- tl.histogram ----------------------------------------------------------------------

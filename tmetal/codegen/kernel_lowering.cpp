@@ -276,7 +276,7 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
 }
 
 void KernelLowering::convertExtraLayouts(const ir::Value* v) {
-  if (!v->type().isTensor() || layouts_.isRematerializable(v)) return;
+  if (!v->type().isTensor() || layouts_.isRematerializable(v) || valuesInTiles_.count(v)) return;
   const ir::Operation* at = v->isBlockArgument() ? v->ownerBlock()->parentOp() : v->definingOp();
   bool homeComputed = layouts_.homeMaterialized(v);
   const std::vector<LayoutPtr>& ls = layouts_.layoutsOf(v);

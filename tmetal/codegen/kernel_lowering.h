@@ -217,8 +217,35 @@ class KernelLowering {
   void lowerDot(const ir::Operation& op);
   // A 2-D tt.dot of f16 inputs on SIMD-group matrices where the extents and
   // the threadgroup memory allow; false, having emitted nothing, otherwise.
-  bool lowerDotOnMatrices(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b,
-                          const RegisterTensor& c);
+  bool lowerDotOnMatrices(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b);
+  // ---- tt.dot on SIMD-group matrices (lower_dot_matrix.cpp) ----
+  // The accumulator tiles of one tt.dot: C's 8x8 tiles, each SIMD group
+  // holding a block of them, and C's staging buffer.
+  struct DotTiles {
+    DotMatrixPlan plan;
+    int64_t m = 0, n = 0;
+    std::string bufC, group, m0, n0, tiles;  // m0, n0: the first row and column of this group's block
+    int64_t tileCount() const { return plan.tilesM * plan.tilesN; }
+    bool someGroupsIdle(int simdGroups) const { return plan.groupsM * plan.groupsN < simdGroups; }
+    // Tile t's row and column in its group's block, and its first element in bufC.
+    std::string rowInBlock(const std::string& t) const;
+    std::string colInBlock(const std::string& t) const;
+    std::string cTile(const std::string& t) const;
+  };
+  // The plan of a tt.dot, decided once (chunk 0: it stays on FMAs).
+  const DotMatrixPlan& dotMatrixPlan(const ir::Operation& dot);
+  // The tt.dot on matrices whose f32 accumulator is the loop's carried value
+  // i and nothing else (acc = tl.dot(a, b, acc)), or null.
+  const ir::Operation* accumulatorDotOfLoop(const ir::Operation& loop, size_t i);
+  DotTiles beginDotTiles(const ir::Operation& dot);  // declares the tiles
+  void initDotTiles(const DotTiles& t, const RegisterTensor& c);
+  void multiplyDotTiles(const DotTiles& t, const ir::Operation& dot, const RegisterTensor& a, const RegisterTensor& b);
+  // Stores the tiles and reads them back as v's registers in its home layout.
+  RegisterTensor finishDotTiles(const DotTiles& t, const ir::Value* v);
+  void openTileGroups(const DotTiles& t);  // the groups with tiles, when some have none
+  void closeTileGroups(const DotTiles& t);
+  void openTileLoop(int64_t count, const std::string& index);
+  std::string dotOnMatricesComment(const ir::Operation& dot, const std::string& accumulator);
   void lowerFor(const ir::Operation& op);
   // Whether an scf.for provably runs a multiple of four trips (or none).
   bool tripsAreMultipleOfFour(const ir::Operation& loop) const;
@@ -332,6 +359,10 @@ class KernelLowering {
   bool atomicsUsed_ = false;
   bool matricesUsed_ = false;
   std::unordered_map<const ir::Operation*, DotMatrixPlan> dotMatrixPlans_;
+  // The dots whose loop carries their accumulator in tiles, and the values
+  // (carried argument, dot result) that then have no registers.
+  std::unordered_map<const ir::Operation*, DotTiles> loopAccumulatorTiles_;
+  std::set<const ir::Value*> valuesInTiles_;
   FloatConversions floatConversions_{dialect_};
   LibdeviceCalls libdeviceCalls_{dialect_};
   // The kernel's tt.assert and tt.print ops, numbered as the debug buffer reports them.

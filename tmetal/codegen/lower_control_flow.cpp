@@ -60,6 +60,11 @@ void KernelLowering::assignCarried(const ir::Operation& terminator, size_t first
   std::vector<std::string> scalarSources;
   for (size_t i = 0; i < slots.size(); ++i) {
     const ir::Value* v = terminator.operand(firstOperand + i);
+    if (valuesInTiles_.count(slots[i])) {  // the tiles carry it (lowerFor)
+      sources.push_back({});
+      scalarSources.push_back("");
+      continue;
+    }
     if (v->type().isTensor()) {
       sources.push_back(tensorIn(v, layouts_.operandLayout(&terminator, firstOperand + i)));
       scalarSources.push_back("");
@@ -78,6 +83,7 @@ void KernelLowering::assignCarried(const ir::Operation& terminator, size_t first
     }
   }
   for (size_t i = 0; i < slots.size(); ++i) {
+    if (valuesInTiles_.count(slots[i])) continue;
     if (slots[i]->type().isTensor()) {
       if (sources[i].regs == tensors[i].regs) continue;  // yields itself unchanged
       copyRegisters(tensors[i], sources[i]);
@@ -308,11 +314,22 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
   std::vector<RegisterTensor> tensors(n);
   std::vector<std::string> scalars(n);
   std::vector<const ir::Value*> slots;
+  // Accumulators of dots on SIMD-group matrices stay in the dots' tiles
+  // from before the loop to after it (lower_dot_matrix.cpp).
+  std::vector<const ir::Operation*> dotsInTiles(n, nullptr);
   for (size_t i = 0; i < n; ++i) {
     const ir::Value* arg = body.argument(1 + i);
     slots.push_back(arg);
     const ir::Value* init = op.operand(3 + i);
-    if (arg->type().isTensor()) {
+    if (arg->type().isTensor() && (dotsInTiles[i] = accumulatorDotOfLoop(op, i))) {
+      body_.comment("the accumulator " + nameFor(arg) + " in the tiles of " +
+                    dotOnMatricesComment(*dotsInTiles[i], "from here to the end of the loop"));
+      const DotTiles tiles = beginDotTiles(*dotsInTiles[i]);
+      initDotTiles(tiles, operandTensor(op, 3 + i));
+      loopAccumulatorTiles_[dotsInTiles[i]] = tiles;
+      valuesInTiles_.insert(arg);
+      valuesInTiles_.insert(dotsInTiles[i]->result(0));
+    } else if (arg->type().isTensor()) {
       tensors[i] = declareCarried(arg, layouts_.home(arg), &operandTensor(op, 3 + i));
     } else {
       scalars[i] = nameFor(arg);
@@ -373,7 +390,14 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     emitLoop(dialect_.loopUnrollHint(2), nameFor(iv), mainEnd, upper);
     endBodyCopies();
   }
-  for (size_t i = 0; i < n; ++i) defineCarried(op.result(i), tensors[i], scalars[i]);
+  for (size_t i = 0; i < n; ++i) {
+    if (dotsInTiles[i]) {
+      defineTensor(op.result(i), finishDotTiles(loopAccumulatorTiles_.at(dotsInTiles[i]), op.result(i)));
+      loopAccumulatorTiles_.erase(dotsInTiles[i]);
+    } else {
+      defineCarried(op.result(i), tensors[i], scalars[i]);
+    }
+  }
 }
 
 void KernelLowering::lowerIf(const ir::Operation& op) {

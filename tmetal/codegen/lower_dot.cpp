@@ -20,6 +20,7 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   const ir::Value* v = op.result(0);
   const RegisterTensor a = widenFloat8(operandTensor(op, 0), "dot_a_f16");
   const RegisterTensor b = widenFloat8(operandTensor(op, 1), "dot_b_f16");
+  if (lowerDotOnMatrices(op, a, b)) return;
   const RegisterTensor& c = operandTensor(op, 2);
   const size_t rank = a.shape.size();
   if ((rank != 2 && rank != 3) || b.shape.size() != rank) unsupported(op, "tt.dot of rank " + std::to_string(rank));
@@ -33,7 +34,6 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   if (isInt ? (ak != ScalarKind::I8 && ak != ScalarKind::I32) : ck != ScalarKind::F32 && !narrowAcc)
     unsupported(op, "tt.dot accumulating in " + accType.str() + " (f32, f16, bf16, or i32 for integer inputs)");
   int64_t m = a.shape[rank - 2], k = a.shape[rank - 1], n = b.shape[rank - 1];
-  if (lowerDotOnMatrices(op, a, b, c)) return;
   LayoutPtr l = layouts_.home(v);
   TensorMap map(l, v->type().shape());
   int64_t regs = map.numRegisters();

@@ -1,13 +1,13 @@
 // tt.dot of f16 inputs on 8x8 SIMD-group matrices (simdgroup_half8x8 and
-// simdgroup_float8x8 on Metal, tensor cores on CUDA): A, B and C go through
-// threadgroup memory, each SIMD group multiplies a block of C's 8x8 tiles
-// with simdgroup_multiply_accumulate over K, stores them back, and every
-// thread reads its registers of the result. Metal's tiles may be loaded
+// simdgroup_float8x8 on Metal, tensor cores on CUDA): A and B go through
+// threadgroup memory, and each SIMD group multiplies a block of C's 8x8
+// tiles with simdgroup_multiply_accumulate over K. Metal's tiles are loaded
 // from and stored to threadgroup memory only (which lanes hold which
-// elements is not documented), so the accumulator makes that round trip
-// once per tt.dot rather than living in a tile layout across a loop.
+// elements is not documented), so C's registers reach the tiles through
+// threadgroup memory and come back the same way: once per tt.dot, or, for
+// the accumulator of a loop (acc = tl.dot(a, b, acc)), once before the loop
+// and once after it, the tiles carrying it through every trip.
 #include <algorithm>
-#include <cstdlib>
 
 #include "tmetal/codegen/kernel_lowering.h"
 
@@ -53,103 +53,133 @@ DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
   return plan;
 }
 
-bool KernelLowering::lowerDotOnMatrices(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b,
-                                        const RegisterTensor& c) {
-  const ir::Value* v = op.result(0);
-  const ScalarKind acc = v->type().element().scalarKind();
-  if (a.shape.size() != 2 || a.element.scalarKind() != ScalarKind::F16 || b.element.scalarKind() != ScalarKind::F16 ||
-      (acc != ScalarKind::F32 && acc != ScalarKind::F16))
-    return false;
-  const int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
-  // One plan per op, so that the second copy of an unrolled loop body makes
-  // the choice (and takes the buffers) of the first.
-  auto [planned, isNew] = dotMatrixPlans_.try_emplace(&op);
-  if (isNew)
-    planned->second = planDotOnMatrices(m, n, k, layouts_.numWarps(),
+const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
+  auto [planned, isNew] = dotMatrixPlans_.try_emplace(&dot);
+  if (!isNew) return planned->second;  // the second copy of a loop body decides as the first
+  // 8-bit floats are widened to f16 before the product (lowerDot).
+  auto isHalf = [](const ir::Type& t) {
+    const ScalarKind k = t.element().scalarKind();
+    return k == ScalarKind::F16 || ir::isFloat8Kind(k);
+  };
+  const ir::Type& a = dot.operand(0)->type();
+  const ir::Type& b = dot.operand(1)->type();
+  const ScalarKind acc = dot.result(0)->type().element().scalarKind();
+  if (a.shape().size() == 2 && isHalf(a) && isHalf(b) && (acc == ScalarKind::F32 || acc == ScalarKind::F16))
+    planned->second = planDotOnMatrices(a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
                                         [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); });
-  const DotMatrixPlan plan = planned->second;
-  if (plan.chunk == 0) return false;
-  matricesUsed_ = true;
+  return planned->second;
+}
 
-  const bool chunked = plan.chunk < k;
-  const int usedGroups = plan.groupsM * plan.groupsN;
-  body_.comment("'tt.dot' " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " at " +
-                op.loc().userPos().str() + ": 8x8 SIMD-group matrices, " + std::to_string(plan.groupsM) + "x" +
-                std::to_string(plan.groupsN) + " SIMD groups of " + std::to_string(plan.tilesM) + "x" +
-                std::to_string(plan.tilesN) + " tiles" +
-                (chunked ? ", K in chunks of " + std::to_string(plan.chunk) : ""));
-  const std::string bufAB = allocateStaging(op, a.element, plan.chunk * (m + n), "dot_ab");
-  const std::string bufB = "(" + bufAB + " + " + std::to_string(plan.chunk * m) + ")";
-  const std::string bufC = allocateStaging(op, ir::Type::f32(), m * n, "dot_c");
-  const bool zeroC = c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
+const ir::Operation* KernelLowering::accumulatorDotOfLoop(const ir::Operation& loop, size_t i) {
+  const ir::Block& body = *loop.region(0)->block(0);
+  const ir::Value* carried = body.argument(1 + i);
+  const ir::Value* next = body.terminator()->operand(i);
+  const ir::Operation* dot = next->isBlockArgument() ? nullptr : next->definingOp();
+  if (!dot || dot->kind() != ir::OpKind::TtDot || dot->parentBlock() != &body || dot->operand(2) != carried ||
+      dot->result(0)->type().element().scalarKind() != ScalarKind::F32 || dotMatrixPlan(*dot).chunk == 0)
+    return nullptr;
+  // The dot alone reads the carried value, and the yield alone its result.
+  int uses = 0;
+  ir::walk(*loop.region(0), [&](const ir::Operation* op) {
+    for (size_t j = 0; j < op->numOperands(); ++j) uses += op->operand(j) == carried || op->operand(j) == next;
+  });
+  return uses == 2 ? dot : nullptr;
+}
 
-  // This SIMD group's block of tiles: rows m0.., columns n0.. of C.
+KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot) {
+  DotTiles t;
+  t.plan = dotMatrixPlan(dot);
+  const std::vector<int64_t>& shape = dot.result(0)->type().shape();
+  t.m = shape[0];
+  t.n = shape[1];
+  t.bufC = allocateStaging(dot, ir::Type::f32(), t.m * t.n, "dot_c");
   useBuiltin(Builtin::SimdGroupIndex);
-  const std::string group = "int(" + dialect_.builtinName(Builtin::SimdGroupIndex) + ")";
-  const std::string m0 = newName("dot_m0"), n0 = newName("dot_n0");
-  body_.line("const int " + m0 + " = " + group + " / " + std::to_string(plan.groupsN) + " * " +
-             std::to_string(plan.tilesM * kTile) + ";");
-  body_.line("const int " + n0 + " = " + group + " % " + std::to_string(plan.groupsN) + " * " +
-             std::to_string(plan.tilesN * kTile) + ";");
-  const int64_t tiles = plan.tilesM * plan.tilesN;
-  const std::string accTiles = newName("dot_c_tiles");
-  body_.line(dialect_.matrixType(ScalarKind::F32) + " " + accTiles + "[" + std::to_string(tiles) + "];");
-  // Statements for the SIMD groups that have tiles (a condition uniform in
-  // each group) when some have none.
-  const bool someIdle = usedGroups < layouts_.numWarps();
-  auto openGroupBlock = [&] {
-    if (someIdle) body_.open("if (" + group + " < " + std::to_string(usedGroups) + ")");
-  };
-  auto closeGroupBlock = [&] {
-    if (someIdle) body_.close();
-  };
-  // A loop over the tiles of a block, unrolled (a block of one is a scope).
-  auto forEach = [&](int64_t count, const std::string& index) {
-    if (count == 1) {
-      body_.open("");
-      body_.line("const int " + index + " = 0;");
-      return;
-    }
-    body_.line(dialect_.loopUnrollHint(static_cast<int>(count)));
-    body_.open("for (int " + index + " = 0; " + index + " < " + std::to_string(count) + "; ++" + index + ")");
-  };
-  const std::string t = newName("t");
-  // Tile t of the block is row t / tilesN, column t % tilesN of the block.
-  const std::string tileRowInBlock = plan.tilesN == 1 ? t : t + " / " + std::to_string(plan.tilesN);
-  const std::string tileColInBlock = plan.tilesN == 1 ? "0" : t + " % " + std::to_string(plan.tilesN);
-  const std::string tileRow = "(" + m0 + " + " + tileRowInBlock + " * 8)";
-  const std::string tileCol = plan.tilesN == 1 ? n0 : "(" + n0 + " + " + tileColInBlock + " * 8)";
-  const std::string cTile = bufC + " + " + tileRow + " * " + std::to_string(n) + " + " + tileCol;
+  t.group = "int(" + dialect_.builtinName(Builtin::SimdGroupIndex) + ")";
+  t.m0 = newName("dot_m0");
+  t.n0 = newName("dot_n0");
+  body_.line("const int " + t.m0 + " = " + t.group + " / " + std::to_string(t.plan.groupsN) + " * " +
+             std::to_string(t.plan.tilesM * kTile) + ";");
+  body_.line("const int " + t.n0 + " = " + t.group + " % " + std::to_string(t.plan.groupsN) + " * " +
+             std::to_string(t.plan.tilesN * kTile) + ";");
+  t.tiles = newName("dot_c_tiles");
+  body_.line(dialect_.matrixType(ScalarKind::F32) + " " + t.tiles + "[" + std::to_string(t.tileCount()) + "];");
+  matricesUsed_ = true;
+  return t;
+}
 
-  auto writeC = [&] {
+void KernelLowering::openTileGroups(const DotTiles& t) {
+  if (t.someGroupsIdle(layouts_.numWarps()))
+    body_.open("if (" + t.group + " < " + std::to_string(t.plan.groupsM * t.plan.groupsN) + ")");
+}
+
+void KernelLowering::closeTileGroups(const DotTiles& t) {
+  if (t.someGroupsIdle(layouts_.numWarps())) body_.close();
+}
+
+void KernelLowering::openTileLoop(int64_t count, const std::string& index) {
+  if (count == 1) {  // a scope
+    body_.open("");
+    body_.line("const int " + index + " = 0;");
+    return;
+  }
+  body_.line(dialect_.loopUnrollHint(static_cast<int>(count)));
+  body_.open("for (int " + index + " = 0; " + index + " < " + std::to_string(count) + "; ++" + index + ")");
+}
+
+std::string KernelLowering::DotTiles::rowInBlock(const std::string& t) const {
+  return plan.tilesN == 1 ? t : t + " / " + std::to_string(plan.tilesN);
+}
+
+std::string KernelLowering::DotTiles::colInBlock(const std::string& t) const {
+  return plan.tilesN == 1 ? "0" : t + " % " + std::to_string(plan.tilesN);
+}
+
+std::string KernelLowering::DotTiles::cTile(const std::string& t) const {
+  const std::string row = "(" + m0 + " + " + rowInBlock(t) + " * 8)";
+  const std::string col = plan.tilesN == 1 ? n0 : "(" + n0 + " + " + colInBlock(t) + " * 8)";
+  return bufC + " + " + row + " * " + std::to_string(n) + " + " + col;
+}
+
+void KernelLowering::initDotTiles(const DotTiles& t, const RegisterTensor& c) {
+  const bool zero = c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
+  if (!zero) {
+    barrierBeforeReuse();
     const bool narrow = c.element.scalarKind() != ScalarKind::F32;
     const std::string f32 = dialect_.scalarType(ScalarKind::F32);
-    writeEachStaged(c, bufC, [&](const std::string& index, const std::string& value) {
-      return bufC + "[" + index + "] = " + (narrow ? dialect_.convert(value, f32) : value) + ";";
+    writeEachStaged(c, t.bufC, [&](const std::string& index, const std::string& value) {
+      return t.bufC + "[" + index + "] = " + (narrow ? dialect_.convert(value, f32) : value) + ";";
     });
-  };
-  auto initAccumulators = [&] {
-    openGroupBlock();
-    forEach(tiles, t);
-    if (zeroC)
-      body_.line(accTiles + "[" + t + "] = " + dialect_.matrixZero(ScalarKind::F32) + ";");
-    else
-      body_.line(dialect_.matrixLoad(accTiles + "[" + t + "]", cTile, n, false, MatrixRole::Accumulator));
-    body_.close();
-    closeGroupBlock();
-  };
+    body_.line(dialect_.barrier());
+  }
+  openTileGroups(t);
+  const std::string i = newName("t");
+  openTileLoop(t.tileCount(), i);
+  if (zero)
+    body_.line(t.tiles + "[" + i + "] = " + dialect_.matrixZero(ScalarKind::F32) + ";");
+  else
+    body_.line(dialect_.matrixLoad(t.tiles + "[" + i + "]", t.cTile(i), t.n, false, MatrixRole::Accumulator));
+  body_.close();
+  closeTileGroups(t);
+}
+
+void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& dot, const RegisterTensor& a,
+                                      const RegisterTensor& b) {
+  const int64_t m = t.m, n = t.n, k = a.shape[1], chunk = t.plan.chunk;
+  const bool chunked = chunk < k;
+  const std::string bufAB = allocateStaging(dot, a.element, chunk * (m + n), "dot_ab");
+  const std::string bufB = "(" + bufAB + " + " + std::to_string(chunk * m) + ")";
   // K rows [0, rows) of the staged A and B: A as [m][k] (whole) or [rows][m]
   // (chunks, K outermost), B as [rows][n].
   auto multiply = [&](int64_t rows) {
-    openGroupBlock();
+    openTileGroups(t);
     const std::string kk = newName("kk");
     body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(rows) + "; " + kk + " += 8)");
     const std::string aTiles = newName("dot_a_tiles"), bTiles = newName("dot_b_tiles");
-    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + aTiles + "[" + std::to_string(plan.tilesM) + "];");
-    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + bTiles + "[" + std::to_string(plan.tilesN) + "];");
+    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + aTiles + "[" + std::to_string(t.plan.tilesM) + "];");
+    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + bTiles + "[" + std::to_string(t.plan.tilesN) + "];");
     const std::string i = newName("i");
-    forEach(plan.tilesM, i);
-    const std::string aRow = plan.tilesM == 1 ? m0 : "(" + m0 + " + " + i + " * 8)";
+    openTileLoop(t.plan.tilesM, i);
+    const std::string aRow = t.plan.tilesM == 1 ? t.m0 : "(" + t.m0 + " + " + i + " * 8)";
     const std::string aTile = aTiles + "[" + i + "]";
     if (chunked)
       body_.line(dialect_.matrixLoad(aTile, bufAB + " + " + kk + " * " + std::to_string(m) + " + " + aRow, m, true,
@@ -158,63 +188,89 @@ bool KernelLowering::lowerDotOnMatrices(const ir::Operation& op, const RegisterT
       body_.line(dialect_.matrixLoad(aTile, bufAB + " + " + aRow + " * " + std::to_string(k) + " + " + kk, k, false,
                                      MatrixRole::A));
     body_.close();
-    forEach(plan.tilesN, i);
-    const std::string bCol = n0 + (plan.tilesN == 1 ? "" : " + " + i + " * 8");
+    openTileLoop(t.plan.tilesN, i);
+    const std::string bCol = t.n0 + (t.plan.tilesN == 1 ? "" : " + " + i + " * 8");
     body_.line(dialect_.matrixLoad(bTiles + "[" + i + "]", bufB + " + " + kk + " * " + std::to_string(n) + " + " + bCol,
                                    n, false, MatrixRole::B));
     body_.close();
-    forEach(tiles, t);
-    const std::string tile = accTiles + "[" + t + "]";
-    body_.line(dialect_.matrixMultiplyAccumulate(tile, aTiles + "[" + tileRowInBlock + "]",
-                                                 bTiles + "[" + tileColInBlock + "]", tile));
+    const std::string j = newName("t");
+    openTileLoop(t.tileCount(), j);
+    const std::string tile = t.tiles + "[" + j + "]";
+    body_.line(dialect_.matrixMultiplyAccumulate(tile, aTiles + "[" + t.rowInBlock(j) + "]",
+                                                 bTiles + "[" + t.colInBlock(j) + "]", tile));
     body_.close();
     body_.close();
-    closeGroupBlock();
+    closeTileGroups(t);
   };
 
-  barrierBeforeReuse();
-  if (!zeroC) writeC();
   if (chunked) {
-    if (!zeroC) body_.line(dialect_.barrier());
-    initAccumulators();
     const std::string k0 = newName("k0");
     body_.open("for (int " + k0 + " = 0; " + k0 + " < " + std::to_string(k) + "; " + k0 + " += " +
-               std::to_string(plan.chunk) + ")");
+               std::to_string(chunk) + ")");
     body_.line(dialect_.barrier());  // the previous trip's reads are done
     RegisterTensor aK = a;
     aK.layout = layout::permuteLayout(a.layout, {1, 0});
     aK.shape = {k, m};
-    writeStagedRange(aK, bufAB, k0 + " * " + std::to_string(m), plan.chunk * m);
-    writeStagedRange(b, bufB, k0 + " * " + std::to_string(n), plan.chunk * n);
+    writeStagedRange(aK, bufAB, k0 + " * " + std::to_string(m), chunk * m);
+    writeStagedRange(b, bufB, k0 + " * " + std::to_string(n), chunk * n);
     body_.line(dialect_.barrier());
-    multiply(plan.chunk);
+    multiply(chunk);
     body_.close();
   } else {
+    barrierBeforeReuse();
     writeStaged(a, bufAB, 1, 0);
     writeStaged(b, bufAB, 1, m * k);
     body_.line(dialect_.barrier());
-    initAccumulators();
     multiply(k);
   }
-  openGroupBlock();
-  forEach(tiles, t);
-  body_.line(dialect_.matrixStore(accTiles + "[" + t + "]", cTile, n));
-  body_.close();
-  closeGroupBlock();
-  body_.line(dialect_.barrier());
+}
 
+RegisterTensor KernelLowering::finishDotTiles(const DotTiles& t, const ir::Value* v) {
+  // The tiles' threadgroup memory may have been lent to an op between (a
+  // loop's body): its reads must be done.
+  body_.line(dialect_.barrier());
+  openTileGroups(t);
+  const std::string i = newName("t");
+  openTileLoop(t.tileCount(), i);
+  body_.line(dialect_.matrixStore(t.tiles + "[" + i + "]", t.cTile(i), t.n));
+  body_.close();
+  closeTileGroups(t);
+  body_.line(dialect_.barrier());
   const layout::LayoutPtr l = layouts_.home(v);
-  RegisterTensor sum = readStaged(bufC, l, v->type().shape(), ir::Type::f32(), newName(nameFor(v) + "_f32"), 1, 0);
-  if (acc == ScalarKind::F32) {
-    defineTensor(v, sum);
-  } else {
-    const std::string name = nameFor(v);
-    const int64_t regs = static_cast<int64_t>(sum.size());
-    RegisterTensor out = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, regs);
-    body_.line(declaration(v->type().element(), name, regs) + ";");
-    convertRegisters(out, sum);
-    defineTensor(v, out);
+  RegisterTensor sum = readStaged(t.bufC, l, v->type().shape(), ir::Type::f32(), newName(nameFor(v) + "_f32"), 1, 0);
+  if (v->type().element().scalarKind() == ScalarKind::F32) return sum;
+  const std::string name = nameFor(v);
+  const int64_t regs = static_cast<int64_t>(sum.size());
+  RegisterTensor out = RegisterTensor::array(l, v->type().shape(), v->type().element(), name, regs);
+  body_.line(declaration(v->type().element(), name, regs) + ";");
+  convertRegisters(out, sum);
+  return out;
+}
+
+std::string KernelLowering::dotOnMatricesComment(const ir::Operation& dot, const std::string& accumulator) {
+  const DotMatrixPlan& p = dotMatrixPlan(dot);
+  const std::vector<int64_t>& a = dot.operand(0)->type().shape();
+  const int64_t n = dot.result(0)->type().shape()[1];
+  return "'tt.dot' " + std::to_string(a[0]) + "x" + std::to_string(n) + "x" + std::to_string(a[1]) + " at " +
+         dot.loc().userPos().str() + ": 8x8 SIMD-group matrices, " + std::to_string(p.groupsM) + "x" +
+         std::to_string(p.groupsN) + " SIMD groups of " + std::to_string(p.tilesM) + "x" + std::to_string(p.tilesN) +
+         " tiles" + (p.chunk < a[1] ? ", K in chunks of " + std::to_string(p.chunk) : "") + "; " + accumulator;
+}
+
+bool KernelLowering::lowerDotOnMatrices(const ir::Operation& op, const RegisterTensor& a, const RegisterTensor& b) {
+  const ir::Value* v = op.result(0);
+  if (auto carried = loopAccumulatorTiles_.find(&op); carried != loopAccumulatorTiles_.end()) {
+    body_.comment(dotOnMatricesComment(op, "the accumulator stays in the tiles"));
+    multiplyDotTiles(carried->second, op, a, b);
+    defineScalar(v, "");  // no registers: the loop's yield carries the tiles (lowerFor)
+    return true;
   }
+  if (dotMatrixPlan(op).chunk == 0) return false;
+  body_.comment(dotOnMatricesComment(op, "C through threadgroup memory"));
+  const DotTiles tiles = beginDotTiles(op);
+  initDotTiles(tiles, operandTensor(op, 2));
+  multiplyDotTiles(tiles, op, a, b);
+  defineTensor(v, finishDotTiles(tiles, v));
   return true;
 }
 

@@ -7,7 +7,7 @@
 //   blocked{spt=[1,1], lanes=[2,16], simds=[4,1], order=[1,0]}:
 //     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_47 tensor<32x16xf16>, b_ptrs_52 tensor<32x16x!tt.ptr<f16>>
 //   blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}:
-//     acc_32 tensor<32x16xf32>, acc_48_f32 tensor<32x16xf32>
+//     t4_f32 tensor<32x16xf32>
 
 #include <metal_stdlib>
 using namespace metal;
@@ -25,8 +25,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
                           uint3 pid [[threadgroup_position_in_grid]],
                           uint lane [[thread_index_in_simdgroup]],
                           uint simd [[simdgroup_index_in_threadgroup]]) {
-  threadgroup half tg_dot_ab[1536];
   threadgroup float tg_dot_c[512];
+  threadgroup half tg_dot_ab[1536];
 
   // L0 = blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}
   int L0_o0 = int(simd);
@@ -71,8 +71,14 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   for (int r = 0; r < 8; ++r) a_ptrs_30[r] = &a_ptr[a_ptrs_15_offsets[r]];
   device half* b_ptrs_31[4];
   for (int r = 0; r < 4; ++r) b_ptrs_31[r] = &b_ptr[b_ptrs_23_offsets[r]];
-  float acc_32[4];
-  for (int r = 0; r < 4; ++r) acc_32[r] = 0.0f;
+  // the accumulator acc_32 in the tiles of 'tt.dot' 32x16x32 at tests/kernels/linalg.py:32:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; from here to the end of the loop
+  const int dot_m0 = int(simd) / 2 * 16;
+  const int dot_n0 = int(simd) % 2 * 8;
+  simdgroup_float8x8 dot_c_tiles[2];
+  #pragma clang loop unroll_count(2)
+  for (int t1 = 0; t1 < 2; ++t1) {
+    dot_c_tiles[t1] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+  }
   for (int k0 = 0; k0 < t0; k0 += 1) {
     int k_remaining = k0 * 32;
     int k_remaining_33 = K - k_remaining;
@@ -90,22 +96,13 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     for (int r = 0; r < 4; ++r) b_46[r] = b_41[r] & b_43;
     half b_47[4];
     for (int r = 0; r < 4; ++r) b_47[r] = b_46[r] ? *b_ptrs_31[r] : half(0.0f);
-    // 'tt.dot' 32x16x32 at tests/kernels/linalg.py:32:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles
-    const int dot_m0 = int(simd) / 2 * 16;
-    const int dot_n0 = int(simd) % 2 * 8;
-    simdgroup_float8x8 dot_c_tiles[2];
+    // 'tt.dot' 32x16x32 at tests/kernels/linalg.py:32:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; the accumulator stays in the tiles
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    int tg_dot_c_at = L2_o1 + L2_o0 * 16;
-    for (int r = 0; r < 4; ++r) tg_dot_c[tg_dot_c_at + r] = acc_32[r];
     int tg_dot_ab_at = L0_o1 + L0_o0 * 32;
     for (int r = 0; r < 8; ++r) tg_dot_ab[tg_dot_ab_at + r * 128] = a_40[r];
     int tg_dot_ab_at0 = L1_o1 + L1_o0 * 16;
     for (int r = 0; r < 4; ++r) tg_dot_ab[tg_dot_ab_at0 + r * 128 + 1024] = b_47[r];
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    #pragma clang loop unroll_count(2)
-    for (int t1 = 0; t1 < 2; ++t1) {
-      simdgroup_load(dot_c_tiles[t1], tg_dot_c + (dot_m0 + t1 * 8) * 16 + dot_n0, 16);
-    }
     for (int kk0 = 0; kk0 < 32; kk0 += 8) {
       simdgroup_half8x8 dot_a_tiles[2];
       simdgroup_half8x8 dot_b_tiles[1];
@@ -118,18 +115,10 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
         simdgroup_load(dot_b_tiles[i], (tg_dot_ab + 1024) + kk0 * 16 + dot_n0, 16);
       }
       #pragma clang loop unroll_count(2)
-      for (int t1 = 0; t1 < 2; ++t1) {
-        simdgroup_multiply_accumulate(dot_c_tiles[t1], dot_a_tiles[t1], dot_b_tiles[0], dot_c_tiles[t1]);
+      for (int t2 = 0; t2 < 2; ++t2) {
+        simdgroup_multiply_accumulate(dot_c_tiles[t2], dot_a_tiles[t2], dot_b_tiles[0], dot_c_tiles[t2]);
       }
     }
-    #pragma clang loop unroll_count(2)
-    for (int t1 = 0; t1 < 2; ++t1) {
-      simdgroup_store(dot_c_tiles[t1], tg_dot_c + (dot_m0 + t1 * 8) * 16 + dot_n0, 16);
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    float acc_48_f32[4];
-    int acc_48_f32_at = L2_o1 + L2_o0 * 16;
-    for (int r = 0; r < 4; ++r) acc_48_f32[r] = tg_dot_c[acc_48_f32_at + r];
     device half* a_ptrs_49[8];
     for (int r = 0; r < 8; ++r) a_ptrs_49[r] = a_ptrs_30[r] + 32;
     int b_ptrs_50 = stride_bk * 32;
@@ -137,14 +126,22 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     for (int r = 0; r < 4; ++r) b_ptrs_52[r] = b_ptrs_31[r] + b_ptrs_50;
     for (int r = 0; r < 8; ++r) a_ptrs_30[r] = a_ptrs_49[r];
     for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_52[r];
-    for (int r = 0; r < 4; ++r) acc_32[r] = acc_48_f32[r];
   }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  #pragma clang loop unroll_count(2)
+  for (int t3 = 0; t3 < 2; ++t3) {
+    simdgroup_store(dot_c_tiles[t3], tg_dot_c + (dot_m0 + t3 * 8) * 16 + dot_n0, 16);
+  }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  float t4_f32[4];
+  int t4_f32_at = L2_o1 + L2_o0 * 16;
+  for (int r = 0; r < 4; ++r) t4_f32[r] = tg_dot_c[t4_f32_at + r];
   int c_ptrs_25 = offs_m_4_0 * stride_cm;
   device float* c_ptrs_27 = c_ptr + c_ptrs_25;
   bool cond = offs_m_4_0 < M;
   bool cond0[4];
   for (int r = 0; r < 4; ++r) cond0[r] = offs_n_7_0[r] < N;
-  bool t2[4];
-  for (int r = 0; r < 4; ++r) t2[r] = cond & cond0[r];
-  for (int r = 0; r < 4; ++r) if (t2[r]) c_ptrs_27[offs_n_7_0[r]] = acc_32[r];
+  bool t5[4];
+  for (int r = 0; r < 4; ++r) t5[r] = cond & cond0[r];
+  for (int r = 0; r < 4; ++r) if (t5[r]) c_ptrs_27[offs_n_7_0[r]] = t4_f32[r];
 }
