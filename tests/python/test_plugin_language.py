@@ -286,11 +286,11 @@ def check_dot_accumulators(device: Device):
 
 def check_dot_on_simdgroup_matrices(device: Device):
     # float16 dots multiply 8x8 SIMD-group matrices. 64x64x128: A and B
-    # (32 KB) and C (16 KB) exceed a threadgroup's 32 KB, so K goes in chunks
-    # of 64 rows, A staged K-outermost and loaded transposed. 16x16 with 8
-    # SIMD groups: four tiles, four groups idle.
+    # (34 KB with rows padded by 8) and C (16 KB) exceed a threadgroup's
+    # 32 KB, so K goes in chunks of 32 rows, A staged K-outermost and loaded
+    # transposed. 16x16 with 8 SIMD groups: four tiles, four groups idle.
     rng = np.random.default_rng(12)
-    for m, n, k, warps, ab_elements in ((64, 64, 128, 4, 64 * 128), (16, 16, 16, 8, 16 * 32)):
+    for m, n, k, warps, ab_elements in ((64, 64, 128, 4, 32 * (72 + 72)), (16, 16, 16, 8, 16 * 24 + 16 * 24)):
         a, b = rng.integers(-4, 5, (m, k)), rng.integers(-4, 5, (k, n))
         c = device.put(np.zeros((m, n), np.float32))
         compiled = dot_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c, M=m, N=n,

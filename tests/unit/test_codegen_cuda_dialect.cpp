@@ -214,7 +214,7 @@ TEST(CudaDialect, TargetSpellings) {
   CudaDialect d(128);
   EXPECT_EQ(d.targetName(), "cuda");
   EXPECT_EQ(d.barrier(), "__syncthreads();");
-  EXPECT_EQ(d.threadgroupArray("float", "buf", 64), "__shared__ float buf[64];");
+  EXPECT_EQ(d.threadgroupArray("float", "buf", 64), "__shared__ __align__(16) float buf[64];");
   EXPECT_EQ(d.simdShuffleXor("x", ScalarKind::F32, "m"), "__shfl_xor_sync(0xffffffffu, x, m)");
   EXPECT_EQ(d.simdShuffleXor("b", ScalarKind::I1, "m"), "(__shfl_xor_sync(0xffffffffu, int(b), m) != 0)");
   EXPECT_EQ(d.simdReduce(SimdOp::Sum, "x"), "tmetal_simd_sum(x)");

@@ -432,11 +432,13 @@ TEST(CodegenDot, SimdGroupsTakeEvenBlocksOfWholeTiles) {
   EXPECT_EQ(plan(16, 16, 16, 8, fitsAll), (std::vector<int64_t>{16, 2, 2, 1, 1}));
   // 3x2 tiles cannot be split four ways evenly: three groups.
   EXPECT_EQ(plan(24, 16, 8, 4, fitsAll), (std::vector<int64_t>{8, 3, 1, 1, 2}));
-  // K in the largest power-of-two chunk whose staging fits: A and B 64x128
-  // halves (32 KB) and C 64x64 floats (16 KB) in 32 KB take chunks of 64.
+  // K in the largest power-of-two chunk whose staging fits, rows padded by
+  // 8 halves: C's 64x64 floats (16 KB) leave 16 KB of 32, which A and B of
+  // 64x64 halves (18 KB padded) exceed, and chunks of 32 rows (9 KB) fit.
   auto fits32k = [](int64_t bytes) { return bytes <= 32768; };
-  EXPECT_EQ(plan(64, 64, 128, 4, fits32k)[0], 64);
-  EXPECT_EQ(plan(64, 64, 64, 4, fits32k)[0], 64);
+  EXPECT_EQ(plan(64, 64, 128, 4, fits32k)[0], 32);
+  EXPECT_EQ(plan(64, 64, 64, 4, fits32k)[0], 32);
+  EXPECT_EQ(plan(32, 32, 64, 4, fits32k)[0], 64);
   // Extents that are not whole tiles, or no chunk of 8 rows fitting: no plan.
   EXPECT_EQ(plan(20, 16, 16, 4, fitsAll)[0], 0);
   EXPECT_EQ(plan(16, 16, 12, 4, fitsAll)[0], 0);
@@ -450,9 +452,11 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
     const std::string whole = compileCase("matmul_f16_f32acc", options).source;
     const bool metal = options.target == "metal";
     const std::string source = whole.substr(whole.find(metal ? "kernel void" : "__global__"));
-    EXPECT_EQ(count(source, metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac("), 1u) << source;
+    // Each SIMD group's block is two tiles of one column: on CUDA one 16-row
+    // instruction multiplies both.
+    EXPECT_EQ(count(source, metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac2("), 1u) << source;
     EXPECT_EQ(count(source, metal ? "simdgroup_half8x8 " : "tmetal_half8x8 "), 2u) << source;
-    EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k8"), metal ? 0u : 1u) << whole;
+    EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k8"), metal ? 0u : 2u) << whole;  // the helpers for one and two tiles
     if (metal) EXPECT_EQ(count(source, "fma("), 0u) << source;
   }
   // float32 inputs keep the FMA loop (no f32 tiles on tensor cores at full precision).

@@ -161,7 +161,9 @@ class CEmitter {
   // A tile of zeros, as an expression.
   virtual std::string matrixZero(ir::ScalarKind k) const = 0;
   // Loads tile `m` from threadgroup memory: element (r, c) of the tile is
-  // ptr[r * stride + c], or ptr[c * stride + r] when `transpose`. `role` is
+  // ptr[r * stride + c], or ptr[c * stride + r] when `transpose`; `ptr`
+  // lies a multiple of 8 elements into its threadgroup array, and `stride`
+  // is a multiple of 8. `role` is
   // the operand the tile will be in matrixMultiplyAccumulate, for targets
   // whose lanes hold different elements for each role.
   virtual std::string matrixLoad(const std::string& m, const std::string& ptr, int64_t stride, bool transpose,
@@ -171,6 +173,13 @@ class CEmitter {
   // d = a * b + c: f16 tiles a and b, f32 accumulators c and d.
   virtual std::string matrixMultiplyAccumulate(const std::string& d, const std::string& a, const std::string& b,
                                                const std::string& c) const = 0;
+  // d0 += a0 * b and d1 += a1 * b in one statement, for targets whose
+  // instruction multiplies 16 rows (empty: two matrixMultiplyAccumulate).
+  virtual std::string matrixMultiplyAccumulatePair(const std::string& d0, const std::string& d1,
+                                                   const std::string& a0, const std::string& a1,
+                                                   const std::string& b) const {
+    return "";
+  }
   // Types and functions the tiles rely on, emitted once when used.
   virtual std::string matrixHelpers() const = 0;
 

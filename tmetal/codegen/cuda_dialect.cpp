@@ -406,7 +406,9 @@ std::string CudaDialect::minMax(bool isMax, const std::string& a, const std::str
 
 std::string CudaDialect::threadgroupArray(const std::string& elementType, const std::string& name,
                                           int64_t count) const {
-  return "__shared__ " + elementType + " " + name + "[" + std::to_string(count) + "];";
+  // 16-byte aligned, for vector accesses and the matrix loads, whose tiles
+  // start a multiple of 8 elements in (c_emitter.h).
+  return "__shared__ __align__(16) " + elementType + " " + name + "[" + std::to_string(count) + "];";
 }
 
 std::string CudaDialect::threadgroupAlias(const std::string& elementType, const std::string& name,
@@ -534,21 +536,31 @@ std::string CudaDialect::matrixHelpers() const {
 #endif
 struct tmetal_half8x8 { uint pair; };  // element 2t in the low half
 struct tmetal_float8x8 { float x0, x1; };
+// Tiles start a multiple of 8 elements into a 16-byte aligned array, rows a
+// multiple of 8 apart (c_emitter.h), so a lane's two elements of a row are
+// one 4- or 8-byte access.
 __device__ __forceinline__ void tmetal_matrix_load(tmetal_half8x8& m, const __half* p, int stride, bool transpose) {
   const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
-  const __half lo = transpose ? p[c * stride + r] : p[r * stride + c];
-  const __half hi = transpose ? p[(c + 1) * stride + r] : p[r * stride + c + 1];
-  m.pair = uint(__half_as_ushort(lo)) | (uint(__half_as_ushort(hi)) << 16);
+  if (!transpose) {
+    m.pair = *reinterpret_cast<const uint*>(p + r * stride + c);
+    return;
+  }
+  m.pair = uint(__half_as_ushort(p[c * stride + r])) | (uint(__half_as_ushort(p[(c + 1) * stride + r])) << 16);
 }
 __device__ __forceinline__ void tmetal_matrix_load(tmetal_float8x8& m, const float* p, int stride, bool transpose) {
   const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
-  m.x0 = transpose ? p[c * stride + r] : p[r * stride + c];
-  m.x1 = transpose ? p[(c + 1) * stride + r] : p[r * stride + c + 1];
+  if (!transpose) {
+    const float2 v = *reinterpret_cast<const float2*>(p + r * stride + c);
+    m.x0 = v.x;
+    m.x1 = v.y;
+    return;
+  }
+  m.x0 = p[c * stride + r];
+  m.x1 = p[(c + 1) * stride + r];
 }
 __device__ __forceinline__ void tmetal_matrix_store(const tmetal_float8x8& m, float* p, int stride) {
   const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
-  p[r * stride + c] = m.x0;
-  p[r * stride + c + 1] = m.x1;
+  *reinterpret_cast<float2*>(p + r * stride + c) = make_float2(m.x0, m.x1);
 }
 __device__ __forceinline__ void tmetal_matrix_mac(tmetal_float8x8& d, tmetal_half8x8 a, tmetal_half8x8 b,
                                                   tmetal_float8x8 c) {
@@ -556,6 +568,13 @@ __device__ __forceinline__ void tmetal_matrix_mac(tmetal_float8x8& d, tmetal_hal
   asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
       : "=f"(d.x0), "=f"(d.x1), "=f"(rows8to15[0]), "=f"(rows8to15[1])
       : "r"(a.pair), "r"(0u), "r"(b.pair), "f"(c.x0), "f"(c.x1), "f"(0.0f), "f"(0.0f));
+}
+// Two tiles of A over one of B: all 16 rows of the instruction.
+__device__ __forceinline__ void tmetal_matrix_mac2(tmetal_float8x8& d0, tmetal_float8x8& d1, tmetal_half8x8 a0,
+                                                   tmetal_half8x8 a1, tmetal_half8x8 b) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+      : "+f"(d0.x0), "+f"(d0.x1), "+f"(d1.x0), "+f"(d1.x1)
+      : "r"(a0.pair), "r"(a1.pair), "r"(b.pair));
 }
 )";
 }

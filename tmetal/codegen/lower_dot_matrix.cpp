@@ -18,11 +18,30 @@ using ir::ScalarKind;
 namespace {
 
 constexpr int64_t kTile = 8;  // the edge of a SIMD-group matrix
+// Staged rows of A and B are 8 elements (16 bytes) longer than their data,
+// so that the eight rows of a tile start in different memory banks: on the
+// H100, a tile's rows 64 bytes apart made every load of it a four-way bank
+// conflict. MLX pads its tiles for Apple GPUs the same way.
+constexpr int64_t kRowPadding = 8;
 
-// Bytes of threadgroup memory of the A and B staging and the f32 C staging
-// for K in chunks of `chunk` rows (chunk == k: A and B whole).
-int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t chunk) {
-  return ThreadgroupMemory::roundedBytes(chunk * (m + n), 2) + ThreadgroupMemory::roundedBytes(m * n, 4);
+// Elements of the A and B staging with K in chunks of `chunk` rows (chunk ==
+// k: A as [m][k], B as [k][n]; else both K-outermost, [chunk][m] and
+// [chunk][n]), rows padded.
+int64_t stagedElements(int64_t m, int64_t n, int64_t k, int64_t chunk) {
+  if (chunk == k) return m * (k + kRowPadding) + k * (n + kRowPadding);
+  return chunk * (m + kRowPadding) + chunk * (n + kRowPadding);
+}
+
+// Threadgroup memory of the A and B staging and the f32 C staging.
+int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk) {
+  return ThreadgroupMemory::roundedBytes(stagedElements(m, n, k, chunk), 2) + ThreadgroupMemory::roundedBytes(m * n, 4);
+}
+
+// The element of row-major index `index` in a staging of rows `rowLength`
+// long, padded.
+std::string paddedIndex(const std::string& index, int64_t rowLength) {
+  const std::string i = "(" + index + ")";
+  return i + " + " + i + " / " + std::to_string(rowLength) + " * " + std::to_string(kRowPadding);
 }
 
 }  // namespace
@@ -33,7 +52,7 @@ DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
   if (m % kTile || n % kTile || k % kTile || simdGroups < 1) return plan;
   // K whole, else the largest power-of-two chunk of whole tiles that fits.
   int64_t chunk = k;
-  while (chunk >= kTile && (k % chunk || !fits(matrixStagingBytes(m, n, chunk))))
+  while (chunk >= kTile && (k % chunk || !fits(matrixStagingBytes(m, n, k, chunk))))
     chunk = chunk == k ? k / 2 : chunk / 2;
   if (chunk < kTile || chunk % kTile) return plan;
   // The SIMD groups as a grid over C's tiles, each taking a block of them:
@@ -64,10 +83,13 @@ const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
   const ir::Type& a = dot.operand(0)->type();
   const ir::Type& b = dot.operand(1)->type();
   const ScalarKind acc = dot.result(0)->type().element().scalarKind();
-  if (a.shape().size() == 2 && isHalf(a) && isHalf(b) && (acc == ScalarKind::F32 || acc == ScalarKind::F16))
-    planned->second = planDotOnMatrices(a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
-                                        [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); });
-  return planned->second;
+  if (a.shape().size() != 2 || !isHalf(a) || !isHalf(b) || (acc != ScalarKind::F32 && acc != ScalarKind::F16))
+    return planned->second;
+  DotMatrixPlan plan = planDotOnMatrices(a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
+                                         [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); });
+  // Chunks of K stage A K-outermost, through its layout transposed.
+  if (plan.chunk < a.shape()[1] && !layout::permuteLayout(layouts_.operandLayout(&dot, 0), {1, 0})) plan = {};
+  return planned->second = plan;
 }
 
 const ir::Operation* KernelLowering::accumulatorDotOfLoop(const ir::Operation& loop, size_t i) {
@@ -166,10 +188,11 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
                                       const RegisterTensor& b) {
   const int64_t m = t.m, n = t.n, k = a.shape[1], chunk = t.plan.chunk;
   const bool chunked = chunk < k;
-  const std::string bufAB = allocateStaging(dot, a.element, chunk * (m + n), "dot_ab");
-  const std::string bufB = "(" + bufAB + " + " + std::to_string(chunk * m) + ")";
-  // K rows [0, rows) of the staged A and B: A as [m][k] (whole) or [rows][m]
-  // (chunks, K outermost), B as [rows][n].
+  const std::string bufAB = allocateStaging(dot, a.element, stagedElements(m, n, k, chunk), "dot_ab");
+  // Rows of A as staged ([m][k] whole, [chunk][m] in chunks), then B's.
+  const int64_t strideA = (chunked ? m : k) + kRowPadding, strideB = n + kRowPadding;
+  const std::string bufB = "(" + bufAB + " + " + std::to_string((chunked ? chunk : m) * strideA) + ")";
+  // K rows [0, rows) of the staged A and B.
   auto multiply = [&](int64_t rows) {
     openTileGroups(t);
     const std::string kk = newName("kk");
@@ -182,25 +205,56 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     const std::string aRow = t.plan.tilesM == 1 ? t.m0 : "(" + t.m0 + " + " + i + " * 8)";
     const std::string aTile = aTiles + "[" + i + "]";
     if (chunked)
-      body_.line(dialect_.matrixLoad(aTile, bufAB + " + " + kk + " * " + std::to_string(m) + " + " + aRow, m, true,
-                                     MatrixRole::A));
+      body_.line(dialect_.matrixLoad(aTile, bufAB + " + " + kk + " * " + std::to_string(strideA) + " + " + aRow,
+                                     strideA, true, MatrixRole::A));
     else
-      body_.line(dialect_.matrixLoad(aTile, bufAB + " + " + aRow + " * " + std::to_string(k) + " + " + kk, k, false,
-                                     MatrixRole::A));
+      body_.line(dialect_.matrixLoad(aTile, bufAB + " + " + aRow + " * " + std::to_string(strideA) + " + " + kk,
+                                     strideA, false, MatrixRole::A));
     body_.close();
     openTileLoop(t.plan.tilesN, i);
     const std::string bCol = t.n0 + (t.plan.tilesN == 1 ? "" : " + " + i + " * 8");
-    body_.line(dialect_.matrixLoad(bTiles + "[" + i + "]", bufB + " + " + kk + " * " + std::to_string(n) + " + " + bCol,
-                                   n, false, MatrixRole::B));
+    body_.line(dialect_.matrixLoad(bTiles + "[" + i + "]",
+                                   bufB + " + " + kk + " * " + std::to_string(strideB) + " + " + bCol, strideB, false,
+                                   MatrixRole::B));
     body_.close();
     const std::string j = newName("t");
-    openTileLoop(t.tileCount(), j);
-    const std::string tile = t.tiles + "[" + j + "]";
-    body_.line(dialect_.matrixMultiplyAccumulate(tile, aTiles + "[" + t.rowInBlock(j) + "]",
-                                                 bTiles + "[" + t.colInBlock(j) + "]", tile));
+    const std::string tilesN = std::to_string(t.plan.tilesN);
+    const bool pairs = t.plan.tilesM % 2 == 0 && !dialect_.matrixMultiplyAccumulatePair("", "", "", "", "").empty();
+    if (pairs) {
+      // Tiles of rows 2r and 2r + 1 of the block and one column over one B tile.
+      openTileLoop(t.tileCount() / 2, j);
+      const std::string row = t.plan.tilesN == 1 ? j : j + " / " + tilesN, col = t.colInBlock(j);
+      const std::string top = "(" + row + ") * 2 * " + tilesN + " + " + col;
+      body_.line(dialect_.matrixMultiplyAccumulatePair(
+          t.tiles + "[" + top + "]", t.tiles + "[" + top + " + " + tilesN + "]", aTiles + "[(" + row + ") * 2]",
+          aTiles + "[(" + row + ") * 2 + 1]", bTiles + "[" + col + "]"));
+    } else {
+      openTileLoop(t.tileCount(), j);
+      const std::string tile = t.tiles + "[" + j + "]";
+      body_.line(dialect_.matrixMultiplyAccumulate(tile, aTiles + "[" + t.rowInBlock(j) + "]",
+                                                   bTiles + "[" + t.colInBlock(j) + "]", tile));
+    }
     body_.close();
     body_.close();
     closeTileGroups(t);
+  };
+  // Owners write `in`'s elements of row-major index [first, first + count)
+  // (all of them when `first` is empty) to buffer, rows `rowLength` long padded.
+  auto stage = [&](const RegisterTensor& in, const std::string& buffer, int64_t rowLength, const std::string& first,
+                   int64_t count) {
+    if (first.empty()) {
+      writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
+        return buffer + "[" + paddedIndex(index, rowLength) + "] = " + toStaged(value, in.element) + ";";
+      });
+      return;
+    }
+    const std::string i = newName(bufAB + "_i");
+    body_.line("int " + i + ";");
+    writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
+      return "{ " + i + " = " + index + " - (" + first + "); if (" + i + " >= 0 && " + i + " < " +
+             std::to_string(count) + ") " + buffer + "[" + paddedIndex(i, rowLength) + "] = " +
+             toStaged(value, in.element) + "; }";
+    });
   };
 
   if (chunked) {
@@ -211,15 +265,15 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     RegisterTensor aK = a;
     aK.layout = layout::permuteLayout(a.layout, {1, 0});
     aK.shape = {k, m};
-    writeStagedRange(aK, bufAB, k0 + " * " + std::to_string(m), chunk * m);
-    writeStagedRange(b, bufB, k0 + " * " + std::to_string(n), chunk * n);
+    stage(aK, bufAB, m, k0 + " * " + std::to_string(m), chunk * m);
+    stage(b, bufB, n, k0 + " * " + std::to_string(n), chunk * n);
     body_.line(dialect_.barrier());
     multiply(chunk);
     body_.close();
   } else {
     barrierBeforeReuse();
-    writeStaged(a, bufAB, 1, 0);
-    writeStaged(b, bufAB, 1, m * k);
+    stage(a, bufAB, k, "", 0);
+    stage(b, bufB, n, "", 0);
     body_.line(dialect_.barrier());
     multiply(k);
   }
