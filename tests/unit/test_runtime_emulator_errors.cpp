@@ -105,6 +105,27 @@ TEST(EmulatorErrors, SimdSumNotCalledByEveryLane) {
             "(half_sum.metal:8; lanes [16-31] exited)");
 }
 
+const char* kDivergentMatrixLoad = R"msl(#include <metal_stdlib>
+using namespace metal;
+kernel void tile_load(device float* out [[buffer(0)]],
+                      uint3 pid [[threadgroup_position_in_grid]], uint tid [[thread_index_in_threadgroup]],
+                      uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup float tg[64];
+  simdgroup_float8x8 m;
+  if (lane < 8) simdgroup_load(m, tg, 8);
+  out[tid] = 0.0f;
+}
+)msl";
+
+TEST(EmulatorErrors, SimdgroupMatrixLoadNotMadeByEveryLane) {
+  auto md = metalKernel("tile_load", 32, {pointerParam("out", "f32", 0)});
+  EmulatorKernel kernel = compile(kDivergentMatrixLoad, md, testOptions());
+  std::vector<float> out = zeros(32);
+  EXPECT_EQ(emulatorErrorOf([&] { launch(kernel, {ArgSlot::buffer(out.data(), out.size() * 4)}, {1, 1, 1}); }),
+            "simdgroup_load called by lanes [0-7] of SIMD group 0 in threadgroup (0,0,0) but not by lanes [8-31] "
+            "(tile_load.metal:8; lanes [8-31] exited)");
+}
+
 const char* kSimdMaxAgainstBarrier = R"msl(#include <metal_stdlib>
 using namespace metal;
 kernel void mixed_wait(device float* out [[buffer(0)]],

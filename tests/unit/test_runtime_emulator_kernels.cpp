@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "emulator_test_support.h"
+#include "tmetal/ir/float_bits.h"
 
 using namespace tmetal::runtime::emulator;
 using namespace tmetal::runtime::emulator::testing;
@@ -493,6 +494,70 @@ kernel void builtins(device uint* out [[buffer(0)]],
   row[7] = width;
 }
 )msl";
+
+const char* kSimdgroupMatrices = R"msl(#include <metal_stdlib>
+using namespace metal;
+
+// Two SIMD groups, each one 8x8 tile of C = A * B + C0 with K = 16: A (8x16
+// half, row-major) loaded as two tiles, B (16x8) staged transposed and loaded
+// with transpose_matrix, C0 through matrix_origin; group 1 starts from zeros.
+kernel void tiles(device const half* a [[buffer(0)]],
+                  device const half* b_transposed [[buffer(1)]],
+                  device const float* c0 [[buffer(2)]],
+                  device float* out [[buffer(3)]],
+                  uint3 pid [[threadgroup_position_in_grid]],
+                  uint tid [[thread_index_in_threadgroup]],
+                  uint lane [[thread_index_in_simdgroup]],
+                  uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup half tg_a[128];
+  threadgroup half tg_bt[128];
+  threadgroup float tg_c[128];  // [8][16]: group g's tile at columns 8g..
+  for (uint i = tid; i < 128; i += 64) {
+    tg_a[i] = a[i];
+    tg_bt[i] = b_transposed[i];
+    tg_c[i] = c0[i];
+  }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  simdgroup_float8x8 acc = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
+  if (sg == 0) simdgroup_load(acc, tg_c, 16, ulong2(0, 0));
+  for (int k = 0; k < 16; k += 8) {
+    simdgroup_half8x8 ta, tb;
+    simdgroup_load(ta, tg_a, 16, ulong2(k, 0));
+    simdgroup_load(tb, tg_bt + k, 16, ulong2(0, 0), true);
+    simdgroup_multiply_accumulate(acc, ta, tb, acc);
+  }
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  simdgroup_store(acc, tg_c, 16, ulong2(sg * 8, 0));
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  for (uint i = tid; i < 128; i += 64) out[i] = tg_c[i];
+}
+)msl";
+
+TEST(EmulatorKernels, SimdgroupMatrixLoadsMultipliesAndStores) {
+  auto md = metalKernel("tiles", 64,
+                        {pointerParam("a", "f16", 0), pointerParam("b_transposed", "f16", 1),
+                         pointerParam("c0", "f32", 2), pointerParam("out", "f32", 3)});
+  EmulatorKernel kernel = compile(kSimdgroupMatrices, md, testOptions());
+  std::vector<uint16_t> a(128), bt(128);  // half bits of small integers (exact)
+  std::vector<float> av(128), btv(128), c0(128), out(128, -1.0f);
+  for (int i = 0; i < 128; ++i) {
+    av[i] = float(i % 7 - 3);
+    btv[i] = float(i % 5 - 2);
+    c0[i] = float(i % 11);
+    a[i] = uint16_t(tmetal::ir::floatToBits(av[i], tmetal::ir::ScalarKind::F16));
+    bt[i] = uint16_t(tmetal::ir::floatToBits(btv[i], tmetal::ir::ScalarKind::F16));
+  }
+  launch(kernel, {ArgSlot::buffer(a.data(), 256), ArgSlot::buffer(bt.data(), 256), ArgSlot::buffer(c0.data(), 512),
+                  ArgSlot::buffer(out.data(), 512)},
+         {1, 1, 1});
+  for (int r = 0; r < 8; ++r)
+    for (int g = 0; g < 2; ++g)
+      for (int c = 0; c < 8; ++c) {
+        float expected = g == 0 ? c0[r * 16 + c] : 0.0f;  // B[k][c] is b_transposed[c * 16 + k]
+        for (int k = 0; k < 16; ++k) expected += av[r * 16 + k] * btv[c * 16 + k];
+        EXPECT_EQ(out[r * 16 + g * 8 + c], expected) << "row " << r << ", group " << g << ", column " << c;
+      }
+}
 
 TEST(EmulatorKernels, ThreeDimensionalGridAndEveryBuiltin) {
   auto md = metalKernel("builtins", 40, {pointerParam("out", "i32", 0)},
