@@ -537,15 +537,16 @@ std::string CudaDialect::matrixHelpers() const {
 struct tmetal_half8x8 { uint pair; };  // element 2t in the low half
 struct tmetal_float8x8 { float x0, x1; };
 // Tiles start a multiple of 8 elements into a 16-byte aligned array, rows a
-// multiple of 8 apart (c_emitter.h), so a lane's two elements of a row are
-// one 4- or 8-byte access.
+// multiple of 8 apart (c_emitter.h): each row is 16 aligned bytes, as
+// ldmatrix wants them (lanes 0-7 name the rows), and a lane's two elements
+// of a float row are one 8-byte access. ldmatrix gives each lane the
+// elements above, .trans those of the transpose.
 __device__ __forceinline__ void tmetal_matrix_load(tmetal_half8x8& m, const __half* p, int stride, bool transpose) {
-  const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
-  if (!transpose) {
-    m.pair = *reinterpret_cast<const uint*>(p + r * stride + c);
-    return;
-  }
-  m.pair = uint(__half_as_ushort(p[c * stride + r])) | (uint(__half_as_ushort(p[(c + 1) * stride + r])) << 16);
+  const uint row = uint(__cvta_generic_to_shared(p + threadIdx.x % 8u * stride));
+  if (transpose)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(m.pair) : "r"(row) : "memory");
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(m.pair) : "r"(row) : "memory");
 }
 __device__ __forceinline__ void tmetal_matrix_load(tmetal_float8x8& m, const float* p, int stride, bool transpose) {
   const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;

@@ -191,7 +191,8 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
   const std::string bufAB = allocateStaging(dot, a.element, stagedElements(m, n, k, chunk), "dot_ab");
   // Rows of A as staged ([m][k] whole, [chunk][m] in chunks), then B's.
   const int64_t strideA = (chunked ? m : k) + kRowPadding, strideB = n + kRowPadding;
-  const std::string bufB = "(" + bufAB + " + " + std::to_string((chunked ? chunk : m) * strideA) + ")";
+  const int64_t atB = (chunked ? chunk : m) * strideA;
+  const std::string bufB = "(" + bufAB + " + " + std::to_string(atB) + ")";
   // K rows [0, rows) of the staged A and B.
   auto multiply = [&](int64_t rows) {
     openTileGroups(t);
@@ -239,20 +240,21 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     closeTileGroups(t);
   };
   // Owners write `in`'s elements of row-major index [first, first + count)
-  // (all of them when `first` is empty) to buffer, rows `rowLength` long padded.
-  auto stage = [&](const RegisterTensor& in, const std::string& buffer, int64_t rowLength, const std::string& first,
-                   int64_t count) {
+  // (all of them when `first` is empty) to bufAB from element `at` on, in
+  // rows `rowLength` long padded.
+  auto stage = [&](const RegisterTensor& in, int64_t at, int64_t rowLength, const std::string& first, int64_t count) {
+    const std::string origin = at ? std::to_string(at) + " + " : "";
     if (first.empty()) {
-      writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
-        return buffer + "[" + paddedIndex(index, rowLength) + "] = " + toStaged(value, in.element) + ";";
+      writeEachStaged(in, bufAB, [&](const std::string& index, const std::string& value) {
+        return bufAB + "[" + origin + paddedIndex(index, rowLength) + "] = " + toStaged(value, in.element) + ";";
       });
       return;
     }
     const std::string i = newName(bufAB + "_i");
     body_.line("int " + i + ";");
-    writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
+    writeEachStaged(in, bufAB, [&](const std::string& index, const std::string& value) {
       return "{ " + i + " = " + index + " - (" + first + "); if (" + i + " >= 0 && " + i + " < " +
-             std::to_string(count) + ") " + buffer + "[" + paddedIndex(i, rowLength) + "] = " +
+             std::to_string(count) + ") " + bufAB + "[" + origin + paddedIndex(i, rowLength) + "] = " +
              toStaged(value, in.element) + "; }";
     });
   };
@@ -265,15 +267,15 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     RegisterTensor aK = a;
     aK.layout = layout::permuteLayout(a.layout, {1, 0});
     aK.shape = {k, m};
-    stage(aK, bufAB, m, k0 + " * " + std::to_string(m), chunk * m);
-    stage(b, bufB, n, k0 + " * " + std::to_string(n), chunk * n);
+    stage(aK, 0, m, k0 + " * " + std::to_string(m), chunk * m);
+    stage(b, atB, n, k0 + " * " + std::to_string(n), chunk * n);
     body_.line(dialect_.barrier());
     multiply(chunk);
     body_.close();
   } else {
     barrierBeforeReuse();
-    stage(a, bufAB, k, "", 0);
-    stage(b, bufB, n, "", 0);
+    stage(a, 0, k, "", 0);
+    stage(b, atB, n, "", 0);
     body_.line(dialect_.barrier());
     multiply(k);
   }

@@ -100,8 +100,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     threadgroup_barrier(mem_flags::mem_threadgroup);
     int tg_dot_ab_at = L0_o1 + L0_o0 * 32;
     for (int r = 0; r < 8; ++r) tg_dot_ab[(tg_dot_ab_at + r * 128) + (tg_dot_ab_at + r * 128) / 32 * 8] = a_40[r];
-    int _tg_dot_ab___1280__at0 = L1_o1 + L1_o0 * 16;
-    for (int r = 0; r < 4; ++r) (tg_dot_ab + 1280)[(_tg_dot_ab___1280__at0 + r * 128) + (_tg_dot_ab___1280__at0 + r * 128) / 16 * 8] = b_47[r];
+    int tg_dot_ab_at0 = L1_o1 + L1_o0 * 16;
+    for (int r = 0; r < 4; ++r) tg_dot_ab[1280 + (tg_dot_ab_at0 + r * 128) + (tg_dot_ab_at0 + r * 128) / 16 * 8] = b_47[r];
     threadgroup_barrier(mem_flags::mem_threadgroup);
     for (int kk0 = 0; kk0 < 32; kk0 += 8) {
       simdgroup_half8x8 dot_a_tiles[2];
