@@ -300,6 +300,9 @@ def check_dot_on_simdgroup_matrices(device: Device):
         buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
         assert [(b["purpose"].split(" ")[0], b["elements"]) for b in buffers] == [("dot_c", m * n),
                                                                                   ("dot_ab", ab_elements)], buffers
+        (dot, ) = compiled.metadata.tmetal_abi["layouts"]["dots"]
+        assert (dot["strategy"], dot["accumulator"], dot["k_chunk"]) == ("simdgroup_matrix", "threadgroup memory",
+                                                                         min(k, 32)), dot
 
 
 @triton.jit

@@ -449,8 +449,14 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
   codegen::CompileOptions cuda;
   cuda.target = "cuda";
   for (const auto& options : {codegen::CompileOptions{}, cuda}) {
-    const std::string whole = compileCase("matmul_f16_f32acc", options).source;
+    const codegen::CompiledKernel kernel = compileCase("matmul_f16_f32acc", options);
+    const std::string& whole = kernel.source;
     const bool metal = options.target == "metal";
+    const nlohmann::json& dot = kernel.metadata.layouts["dots"].at(0);
+    EXPECT_EQ(dot["strategy"], "simdgroup_matrix");
+    EXPECT_EQ(dot["accumulator"], "tiles through the loop");  // acc = tl.dot(a, b, acc) in the K loop
+    EXPECT_EQ(dot["simd_groups"], nlohmann::json::array({2, 2}));
+    EXPECT_EQ(dot["tiles_per_group"], nlohmann::json::array({2, 1}));
     const std::string source = whole.substr(whole.find(metal ? "kernel void" : "__global__"));
     // Each SIMD group's block is two tiles of one column: on CUDA one 16-row
     // instruction multiplies both.
@@ -463,7 +469,9 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
   std::string f32 = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.ttir");
   for (size_t at = f32.find("xf16>"); at != std::string::npos; at = f32.find("xf16>", at)) f32.replace(at, 5, "xf32>");
   for (size_t at = f32.find("<f16>"); at != std::string::npos; at = f32.find("<f16>", at)) f32.replace(at, 5, "<f32>");
-  const std::string source = compileText(f32).source;
+  const codegen::CompiledKernel fma = compileText(f32);
+  const std::string& source = fma.source;
+  EXPECT_EQ(fma.metadata.layouts["dots"].at(0)["strategy"], "fma");
   EXPECT_EQ(count(source, "simdgroup_multiply_accumulate("), 0u) << source;
   EXPECT_GT(count(source, "fma("), 0u) << source;
 }

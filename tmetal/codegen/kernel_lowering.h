@@ -246,6 +246,8 @@ class KernelLowering {
   void closeTileGroups(const DotTiles& t);
   void openTileLoop(int64_t count, const std::string& index);
   std::string dotOnMatricesComment(const ir::Operation& dot, const std::string& accumulator);
+  // The metadata's layouts.dots entry (`accumulator`: where C lives between dots).
+  void recordDotOnMatrices(const ir::Operation& dot, const std::string& accumulator);
   void lowerFor(const ir::Operation& op);
   // Whether an scf.for provably runs a multiple of four trips (or none).
   bool tripsAreMultipleOfFour(const ir::Operation& loop) const;

@@ -49,6 +49,13 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   const LayoutPtr bByK = batched ? layout::permuteLayout(b.layout, {1, 0, 2}) : b.layout;
   const int64_t chunk = aByK && bByK ? dotChunk(op, a, b, batches * m, batches * n, k) : k;
   const bool chunked = chunk < k;
+  decisions_["dots"].push_back({{"op", op.loc().userPos().str()},
+                                {"m", m},
+                                {"n", n},
+                                {"k", k},
+                                {"batches", batches},
+                                {"strategy", "fma"},
+                                {"k_chunk", chunk}});
   std::string bufA, bufB;
   if (chunked) {
     body_.comment("K in chunks of " + std::to_string(chunk) + ": all of A and B would exceed the threadgroup memory");

@@ -303,6 +303,20 @@ RegisterTensor KernelLowering::finishDotTiles(const DotTiles& t, const ir::Value
   return out;
 }
 
+void KernelLowering::recordDotOnMatrices(const ir::Operation& dot, const std::string& accumulator) {
+  const DotMatrixPlan& p = dotMatrixPlan(dot);
+  const std::vector<int64_t>& a = dot.operand(0)->type().shape();
+  decisions_["dots"].push_back({{"op", dot.loc().userPos().str()},
+                                {"m", a[0]},
+                                {"n", dot.result(0)->type().shape()[1]},
+                                {"k", a[1]},
+                                {"strategy", "simdgroup_matrix"},
+                                {"simd_groups", {p.groupsM, p.groupsN}},
+                                {"tiles_per_group", {p.tilesM, p.tilesN}},
+                                {"k_chunk", p.chunk},
+                                {"accumulator", accumulator}});
+}
+
 std::string KernelLowering::dotOnMatricesComment(const ir::Operation& dot, const std::string& accumulator) {
   const DotMatrixPlan& p = dotMatrixPlan(dot);
   const std::vector<int64_t>& a = dot.operand(0)->type().shape();
@@ -317,12 +331,14 @@ bool KernelLowering::lowerDotOnMatrices(const ir::Operation& op, const RegisterT
   const ir::Value* v = op.result(0);
   if (auto carried = loopAccumulatorTiles_.find(&op); carried != loopAccumulatorTiles_.end()) {
     body_.comment(dotOnMatricesComment(op, "the accumulator stays in the tiles"));
+    recordDotOnMatrices(op, "tiles through the loop");
     multiplyDotTiles(carried->second, op, a, b);
     defineScalar(v, "");  // no registers: the loop's yield carries the tiles (lowerFor)
     return true;
   }
   if (dotMatrixPlan(op).chunk == 0) return false;
   body_.comment(dotOnMatricesComment(op, "C through threadgroup memory"));
+  recordDotOnMatrices(op, "threadgroup memory");
   const DotTiles tiles = beginDotTiles(op);
   initDotTiles(tiles, operandTensor(op, 2));
   multiplyDotTiles(tiles, op, a, b);
