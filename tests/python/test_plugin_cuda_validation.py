@@ -257,6 +257,6 @@ def test_buffers_past_the_threadgroup_memory_limit_alias_shared_arrays_in_cuda(f
     finally:  # the emulator tests must not get this `cuda:` version (forget_compiled_kernels)
         two_dots_kernel.device_caches.clear()
     source = compiled.asm["cuda"].decode()
-    assert "__shared__ float tg_dot_a[4096];" in source
+    assert "__shared__ __align__(16) float tg_dot_a[4096];" in source
     assert "float* tg_dot_a0 = reinterpret_cast<float*>(tg_dot_a);" in source
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] == 32768
