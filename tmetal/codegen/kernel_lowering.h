@@ -318,7 +318,10 @@ class KernelLowering {
   std::string fromStaged(const std::string& value, const ir::Type& element) const;
   // Writes the elements whose row-major index i is in [first, first + count)
   // to buffer[i - first] (`first` a run-time expression).
-  void writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first, int64_t count);
+  // `element`, when given, names the buffer element of index i instead
+  // (buffer[element(i)]: a padded staging).
+  void writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first, int64_t count,
+                        const std::function<std::string(const std::string&)>& element = {});
   // Declares v in its home layout, each register r read from
   // buffer[sum of term * stride over terms(map, r)] ("0" terms left out).
   RegisterTensor readStagedAt(

@@ -105,12 +105,12 @@ void KernelLowering::writeStaged(const RegisterTensor& in, const std::string& bu
 }
 
 void KernelLowering::writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first,
-                                      int64_t count) {
+                                      int64_t count, const std::function<std::string(const std::string&)>& element) {
   std::string i = newName(buffer + "_i");
   body_.line("int " + i + ";");
   writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
     return "{ " + i + " = " + index + " - (" + first + "); if (" + i + " >= 0 && " + i + " < " +
-           std::to_string(count) + ") " + buffer + "[" + i + "] = " + value + "; }";
+           std::to_string(count) + ") " + buffer + "[" + (element ? element(i) : i) + "] = " + value + "; }";
   });
 }
 

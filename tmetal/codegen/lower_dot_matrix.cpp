@@ -224,7 +224,7 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     if (pairs) {
       // Tiles of rows 2r and 2r + 1 of the block and one column over one B tile.
       openTileLoop(t.tileCount() / 2, j);
-      const std::string row = t.plan.tilesN == 1 ? j : j + " / " + tilesN, col = t.colInBlock(j);
+      const std::string row = t.rowInBlock(j), col = t.colInBlock(j);
       const std::string top = "(" + row + ") * 2 * " + tilesN + " + " + col;
       body_.line(dialect_.matrixMultiplyAccumulatePair(
           t.tiles + "[" + top + "]", t.tiles + "[" + top + " + " + tilesN + "]", aTiles + "[(" + row + ") * 2]",
@@ -243,19 +243,15 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
   // (all of them when `first` is empty) to bufAB from element `at` on, in
   // rows `rowLength` long padded.
   auto stage = [&](const RegisterTensor& in, int64_t at, int64_t rowLength, const std::string& first, int64_t count) {
-    const std::string origin = at ? std::to_string(at) + " + " : "";
-    if (first.empty()) {
-      writeEachStaged(in, bufAB, [&](const std::string& index, const std::string& value) {
-        return bufAB + "[" + origin + paddedIndex(index, rowLength) + "] = " + toStaged(value, in.element) + ";";
-      });
+    auto element = [&](const std::string& index) {
+      return (at ? std::to_string(at) + " + " : "") + paddedIndex(index, rowLength);
+    };
+    if (!first.empty()) {
+      writeStagedRange(in, bufAB, first, count, element);
       return;
     }
-    const std::string i = newName(bufAB + "_i");
-    body_.line("int " + i + ";");
     writeEachStaged(in, bufAB, [&](const std::string& index, const std::string& value) {
-      return "{ " + i + " = " + index + " - (" + first + "); if (" + i + " >= 0 && " + i + " < " +
-             std::to_string(count) + ") " + bufAB + "[" + origin + paddedIndex(i, rowLength) + "] = " +
-             toStaged(value, in.element) + "; }";
+      return bufAB + "[" + element(index) + "] = " + toStaged(value, in.element) + ";";
     });
   };
 
