@@ -47,6 +47,19 @@ TEST_P(SuiteKernelCompilesWithNvrtc, ForSm90UnderEveryLayoutPolicy) {
 INSTANTIATE_TEST_SUITE_P(Suite, SuiteKernelCompilesWithNvrtc, ::testing::ValuesIn(cudatest::suiteCaseNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+TEST(Nvrtc, SimdGroupMatrixDotsCompileForTheOldestArchitectureTheyNeed) {
+  // mma.sync.m16n8k8 and ldmatrix exist from sm_75 (Turing) on; the helpers'
+  // #error names that architecture, so it must compile there.
+  TMETAL_REQUIRE_NVRTC();
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  codegen::CompiledKernel kernel = codegen::compileKernel(*parseCase("matmul_f16_f32acc"), options);
+  runtime::cuda::NvrtcOutput out = runtime::cuda::compileWithNvrtc(kernel.source, "matmul.cu", {"sm_75", {}});
+  EXPECT_NE(out.ptx.find("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"), std::string::npos) << out.ptx;
+  EXPECT_NE(out.ptx.find("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16"), std::string::npos) << out.ptx;
+  EXPECT_FALSE(out.cubin.empty()) << "NVRTC gave no cubin for sm_75";
+}
+
 TEST(Nvrtc, KernelWithAssertionsTakesTheDebugBuffer) {
   TMETAL_REQUIRE_NVRTC();
   codegen::CompileOptions options;

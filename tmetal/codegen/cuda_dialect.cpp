@@ -531,8 +531,8 @@ std::string CudaDialect::matrixHelpers() const {
 // (g, 2t + 1) of an A or accumulator tile, and (2t, g) and (2t + 1, g) of a
 // B tile: mma.sync's m16n8k8 operands, whose A rows 8-15 are left zero, so
 // that each call is one 8x8x8 product as on Metal.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-#error "tt.dot on SIMD-group matrices uses mma.sync.m16n8k8: it needs sm_80 or newer"
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750
+#error "tt.dot on SIMD-group matrices uses mma.sync.m16n8k8 and ldmatrix: it needs sm_75 or newer"
 #endif
 struct tmetal_half8x8 { uint pair; };  // element 2t in the low half
 struct tmetal_float8x8 { float x0, x1; };
