@@ -164,6 +164,12 @@ std::string CEmitter::convert(const std::string& expr, const std::string& toType
 
 namespace tmetal::codegen {
 
+std::string CEmitter::matrixMultiplyAccumulatePair(const std::string& d0, const std::string& d1,
+                                                   const std::string& a0, const std::string& a1,
+                                                   const std::string& b) const {
+  return matrixMultiplyAccumulate(d0, a0, b, d0) + " " + matrixMultiplyAccumulate(d1, a1, b, d1);
+}
+
 std::string CEmitter::libdeviceMarker(std::string_view marker) const {
   if (marker == "helper") return helperQualifier();
   if (marker == "inf") return infinity();

@@ -173,13 +173,13 @@ class CEmitter {
   // d = a * b + c: f16 tiles a and b, f32 accumulators c and d.
   virtual std::string matrixMultiplyAccumulate(const std::string& d, const std::string& a, const std::string& b,
                                                const std::string& c) const = 0;
-  // d0 += a0 * b and d1 += a1 * b in one statement, for targets whose
-  // instruction multiplies 16 rows (empty: two matrixMultiplyAccumulate).
+  // Whether the target's instruction multiplies 16 rows, so that two A
+  // tiles over one B tile are one matrixMultiplyAccumulatePair.
+  virtual bool pairsMatrixMultiplies() const { return false; }
+  // d0 += a0 * b and d1 += a1 * b in one statement (pairsMatrixMultiplies).
   virtual std::string matrixMultiplyAccumulatePair(const std::string& d0, const std::string& d1,
                                                    const std::string& a0, const std::string& a1,
-                                                   const std::string& b) const {
-    return "";
-  }
+                                                   const std::string& b) const;
   // Types and functions the tiles rely on, emitted once when used.
   virtual std::string matrixHelpers() const = 0;
 

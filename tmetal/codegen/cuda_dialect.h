@@ -118,6 +118,7 @@ class CudaDialect : public CEmitter {
                                        const std::string& c) const override {
     return "tmetal_matrix_mac(" + d + ", " + a + ", " + b + ", " + c + ");";
   }
+  bool pairsMatrixMultiplies() const override { return true; }
   std::string matrixMultiplyAccumulatePair(const std::string& d0, const std::string& d1, const std::string& a0,
                                            const std::string& a1, const std::string& b) const override {
     return "tmetal_matrix_mac2(" + d0 + ", " + d1 + ", " + a0 + ", " + a1 + ", " + b + ");";

@@ -220,7 +220,7 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     body_.close();
     const std::string j = newName("t");
     const std::string tilesN = std::to_string(t.plan.tilesN);
-    const bool pairs = t.plan.tilesM % 2 == 0 && !dialect_.matrixMultiplyAccumulatePair("", "", "", "", "").empty();
+    const bool pairs = t.plan.tilesM % 2 == 0 && dialect_.pairsMatrixMultiplies();
     if (pairs) {
       // Tiles of rows 2r and 2r + 1 of the block and one column over one B tile.
       openTileLoop(t.tileCount() / 2, j);
