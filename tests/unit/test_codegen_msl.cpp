@@ -476,6 +476,47 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
   EXPECT_GT(count(source, "fma("), 0u) << source;
 }
 
+// A K loop's loads issue a trip early: the next trip's, guarded by there
+// being one, come before this trip's dot and its barriers.
+TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+    const bool metal = options.target == "metal";
+    const codegen::CompiledKernel kernel = compileCase("matmul_f16_f32acc", options);
+    const nlohmann::json& loops = kernel.metadata.layouts["prefetching_loops"];
+    ASSERT_EQ(loops.size(), 1u) << kernel.metadata.layouts.dump();
+    EXPECT_EQ(loops[0]["loads_ahead"], 2);  // A and B
+    const std::string& source = kernel.source;
+    const std::string load = metal ? " ? *" : "tmetal_load_if(";
+    const size_t loop = source.find("for (int k0 = 0;");
+    ASSERT_NE(loop, std::string::npos) << source;
+    const size_t barrier = source.find(metal ? "threadgroup_barrier(" : "__syncthreads()", loop);
+    const std::string beforeDot = source.substr(loop, barrier - loop);
+    EXPECT_EQ(count(beforeDot, load), 2u) << beforeDot;
+    EXPECT_EQ(count(beforeDot, "if (k0_next < t0)"), 1u) << beforeDot;
+    const size_t prologue = source.find("the loads of each trip issue in the trip before");
+    ASSERT_LT(prologue, loop);
+    EXPECT_EQ(count(source.substr(prologue, loop - prologue), load), 2u);  // the first trip's
+  }
+  const std::string ttir = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.nodebug.ttir");
+  // A store in the body may write what a later trip loads: no loads move.
+  std::string stores = ttir;
+  const std::string dot = "      %62 = tt.dot";
+  ASSERT_NE(stores.find(dot), std::string::npos);
+  stores.insert(stores.find(dot), "      tt.store %arg10, %53 : tensor<32x32x!tt.ptr<f16>>\n");
+  EXPECT_FALSE(compileText(stores).metadata.layouts.contains("prefetching_loops"));
+  // tl.range(..., num_stages=1) asks for no pipelining.
+  std::string oneStage = ttir;
+  const std::string loopEnd = "      scf.yield %63, %66, %62 : tensor<32x32x!tt.ptr<f16>>, tensor<32x16x!tt.ptr<f16>>, "
+                              "tensor<32x16xf32>\n    }";
+  ASSERT_NE(oneStage.find(loopEnd), std::string::npos);
+  oneStage.insert(oneStage.find(loopEnd) + loopEnd.size(), " {tt.num_stages = 1 : i32}");
+  const codegen::CompiledKernel one = compileText(oneStage);
+  EXPECT_FALSE(one.metadata.layouts.contains("prefetching_loops")) << one.source;
+  EXPECT_EQ(one.metadata.layouts["dots"].at(0)["strategy"], "simdgroup_matrix");
+}
+
 TEST(CodegenMsl, FastMathSwitchesTheMathNamespace) {
   codegen::CompileOptions options;
   options.fastMath = true;

@@ -265,8 +265,21 @@ class KernelLowering {
   struct LoadsFirstPlan {
     std::vector<const ir::Operation*> loads;  // the loads and the ops their operands need
     std::vector<const ir::Operation*> rest;
+    std::set<const ir::Value*> argumentsRead;  // the carried values the loads part reads
   };
   std::optional<LoadsFirstPlan> loadsFirstPlan(const ir::Operation& loop) const;
+  // The body's loads (null where it has none) with the ops their operands
+  // need and, for each carried value they read, what a trip yields for it.
+  std::optional<LoadsFirstPlan> splitLoadsFromRest(const ir::Operation& loop) const;
+  // Whether v is computed in one layout only, so that lowering its op again
+  // converts nothing (or is recomputed where it is used).
+  bool hasOneLayout(const ir::Value* v) const;
+  // A loop with a tt.dot whose next trip's loads issue before this trip's
+  // dot (lower_control_flow.cpp, "Loads one trip ahead"); null otherwise.
+  std::optional<LoadsFirstPlan> prefetchPlan(const ir::Operation& loop) const;
+  void emitPrefetchingLoop(const ir::Operation& loop, const LoadsFirstPlan& plan, const std::string& ivName,
+                           const std::vector<RegisterTensor>& tensors, const std::vector<std::string>& scalars,
+                           const std::vector<const ir::Value*>& slots);
   void emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFirstPlan& plan, const std::string& ivName,
                           const std::string& from, const std::string& to, const std::vector<RegisterTensor>& tensors,
                           const std::vector<std::string>& scalars, const std::vector<const ir::Value*>& slots);

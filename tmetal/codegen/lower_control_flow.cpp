@@ -2,6 +2,7 @@
 // branches live in variables declared before the construct (one per
 // register), assigned from what the regions yield. Conditions and bounds are
 // scalars, uniform over the threadgroup, so barriers inside stay convergent.
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -145,32 +146,36 @@ bool definedIn(const ir::Value* v, const ir::Block& block) {
 std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::loadsFirstPlan(const ir::Operation& loop) const {
   if (!ir::isRegisterOnlyLoop(loop)) return std::nullopt;
   const ir::Block& body = *loop.region(0)->block(0);
-  auto oneLayout = [&](const ir::Value* v) {
-    if (!v->type().isTensor() || layouts_.isRematerializable(v)) return true;
-    const std::vector<LayoutPtr>& ls = layouts_.layoutsOf(v);
-    return ls.empty() || (ls.size() == 1 && layouts_.homeMaterialized(v));
-  };
   for (size_t i = 0; i < body.numArguments(); ++i)
-    if (!oneLayout(body.argument(i))) return std::nullopt;
-  std::set<const ir::Operation*> inLoads;
-  std::vector<const ir::Operation*> work;  // the loads
+    if (!hasOneLayout(body.argument(i))) return std::nullopt;
   for (const auto& op : body.ops()) {
     for (size_t i = 0; i < op->numResults(); ++i)
-      if (!oneLayout(op->result(i))) return std::nullopt;
-    if (op->kind() == ir::OpKind::TtLoad) {
-      if (loadVectorWidth(*op) > 1) return std::nullopt;
-      inLoads.insert(op.get());
-      work.push_back(op.get());
-    }
+      if (!hasOneLayout(op->result(i))) return std::nullopt;
+    if (op->kind() == ir::OpKind::TtLoad && loadVectorWidth(*op) > 1) return std::nullopt;
   }
-  if (work.empty()) return std::nullopt;
+  return splitLoadsFromRest(loop);
+}
+
+bool KernelLowering::hasOneLayout(const ir::Value* v) const {
+  if (!v->type().isTensor() || layouts_.isRematerializable(v)) return true;
+  const std::vector<LayoutPtr>& ls = layouts_.layoutsOf(v);
+  return ls.empty() || (ls.size() == 1 && layouts_.homeMaterialized(v));
+}
+
+std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::splitLoadsFromRest(const ir::Operation& loop) const {
+  const ir::Block& body = *loop.region(0)->block(0);
+  std::set<const ir::Operation*> inLoads;
+  std::vector<const ir::Value*> needed;
+  for (const auto& op : body.ops()) {
+    if (op->kind() != ir::OpKind::TtLoad) continue;
+    inLoads.insert(op.get());
+    for (const ir::Value* v : op->operands()) needed.push_back(v);
+  }
+  if (inLoads.empty()) return std::nullopt;
   // The loads part: the loads, what their operands need, and for each
   // carried value it reads, what the previous trip yields for it.
   const ir::Operation& yield = *body.terminator();
-  std::set<const ir::Value*> argumentsRead;
-  std::vector<const ir::Value*> needed;
-  for (const ir::Operation* load : work)
-    for (const ir::Value* v : load->operands()) needed.push_back(v);
+  LoadsFirstPlan plan;
   while (!needed.empty()) {
     const ir::Value* v = needed.back();
     needed.pop_back();
@@ -180,11 +185,10 @@ std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::loadsFirstPlan(con
         for (const ir::Value* operand : v->definingOp()->operands()) needed.push_back(operand);
       continue;
     }
-    if (v == body.argument(0) || !argumentsRead.insert(v).second) continue;
+    if (v == body.argument(0) || !plan.argumentsRead.insert(v).second) continue;
     for (size_t i = 1; i < body.numArguments(); ++i)
       if (body.argument(i) == v) needed.push_back(yield.operand(i - 1));
   }
-  LoadsFirstPlan plan;
   for (const auto& op : body.ops()) {
     if (ir::isTerminator(op->kind())) continue;
     (inLoads.count(op.get()) ? plan.loads : plan.rest).push_back(op.get());
@@ -273,6 +277,154 @@ void KernelLowering::emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFi
   body_.close();
   tensors_ = before.tensors;
   scalars_ = before.scalars;
+}
+
+// Loads one trip ahead. A trip of a loop with a tt.dot stages A and B in
+// threadgroup memory between barriers, and no compiler moves the next
+// trip's loads above a barrier: each trip waited for its loads from device
+// memory with nothing else to do. So the loads are issued a trip early,
+// into registers the loop carries: before the loop those of the first
+// trip, and in each trip, before its dot, those of the next (where there
+// is one). The loads part is the same as above and holds only ops that
+// compute registers in one layout; a loaded value read in another layout
+// is converted after the next trip's loads. Moving a load earlier must not
+// let it miss a write, so the rest of the body may not store, update
+// atomically, assert, print or call. A loop annotated `tt.num_stages = 1`
+// (`tl.range(..., num_stages=1)`) asks for no pipelining and gets none.
+std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::prefetchPlan(const ir::Operation& loop) const {
+  if (const ir::Attribute* stages = loop.attr("tt.num_stages");
+      stages && stages->kind() == ir::Attribute::Kind::Int && stages->asInt() <= 1)
+    return std::nullopt;
+  const ir::Block& body = *loop.region(0)->block(0);
+  bool hasDot = false;
+  for (const auto& op : body.ops()) hasDot |= op->kind() == ir::OpKind::TtDot;
+  if (!hasDot) return std::nullopt;
+  std::optional<LoadsFirstPlan> plan = splitLoadsFromRest(loop);
+  if (!plan) return std::nullopt;
+  for (const ir::Operation* op : plan->loads) {
+    if (!ir::computesRegistersOnly(*op)) return std::nullopt;
+    if (op->kind() != ir::OpKind::TtLoad) {
+      for (const ir::Value* r : op->results())
+        if (!hasOneLayout(r)) return std::nullopt;
+      continue;
+    }
+    const ir::Value* loaded = op->result(0);
+    if (!loaded->type().isTensor() || layouts_.isRematerializable(loaded) || !layouts_.homeMaterialized(loaded))
+      return std::nullopt;
+  }
+  const ir::Operation& yield = *body.terminator();
+  for (const ir::Value* arg : plan->argumentsRead) {
+    if (!hasOneLayout(arg)) return std::nullopt;
+    if (!arg->type().isTensor()) continue;
+    // The next trip's loads read what this trip yields, in the carried layout.
+    for (size_t i = 1; i < body.numArguments(); ++i) {
+      const ir::Value* next = yield.operand(i - 1);
+      if (body.argument(i) == arg && next->type().isTensor() &&
+          (layouts_.isRematerializable(next) || !layout::sameLayout(layouts_.home(next), layouts_.home(arg))))
+        return std::nullopt;
+    }
+  }
+  bool writes = false;
+  auto check = [&](const ir::Operation* op) {
+    switch (op->kind()) {
+      case ir::OpKind::TtStore:
+      case ir::OpKind::TtAtomicRMW:
+      case ir::OpKind::TtAtomicCAS:
+      case ir::OpKind::TtAssert:
+      case ir::OpKind::TtPrint:
+      case ir::OpKind::TtCall:
+      case ir::OpKind::GpuBarrier: writes = true; break;
+      default: break;
+    }
+  };
+  for (const ir::Operation* op : plan->rest) {
+    check(op);
+    for (size_t r = 0; r < op->numRegions(); ++r) ir::walk(*op->region(r), check);
+  }
+  if (writes) return std::nullopt;
+  return plan;
+}
+
+void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsFirstPlan& plan,
+                                         const std::string& ivName, const std::vector<RegisterTensor>& tensors,
+                                         const std::vector<std::string>& scalars,
+                                         const std::vector<const ir::Value*>& slots) {
+  const ir::Block& body = *loop.region(0)->block(0);
+  const ir::Operation& yield = *body.terminator();
+  const ir::Value* iv = body.argument(0);
+  const std::string ivType = typeOf(iv->type());
+  const std::string lower = scalarOf(loop.operand(0)), upper = scalarOf(loop.operand(1));
+  const std::string step = scalarOf(loop.operand(2));
+  std::vector<const ir::Operation*> loads;
+  for (const ir::Operation* op : plan.loads)
+    if (op->kind() == ir::OpKind::TtLoad) loads.push_back(op);
+  body_.comment("the loads of each trip issue in the trip before, into these registers");
+  decisions_["prefetching_loops"].push_back({{"op", loop.loc().userPos().str()}, {"loads_ahead", loads.size()}});
+  std::vector<RegisterTensor> ahead;
+  for (const ir::Operation* load : loads)
+    ahead.push_back(declareCarried(load->result(0), layouts_.home(load->result(0))));
+  // The loads part as it is, once more (the metadata describes it once: in
+  // the trip's copy that loads).
+  auto loadAhead = [&]() {
+    for (const ir::Operation* op : plan.loads)
+      op->kind() == ir::OpKind::TtLoad ? lowerLoad(*op) : lowerOp(*op);
+    for (size_t i = 0; i < loads.size(); ++i) copyRegisters(ahead[i], home(loads[i]->result(0)));
+  };
+  const auto outside = std::make_pair(tensors_, scalars_);
+  const nlohmann::json decided = decisions_;
+  body_.open("if (" + lower + " < " + upper + ")");
+  defineScalar(iv, lower);
+  for (size_t i = 0; i < slots.size(); ++i) defineCarried(slots[i], tensors[i], scalars[i]);
+  loadAhead();
+  body_.close();
+  std::tie(tensors_, scalars_) = outside;
+  decisions_ = decided;
+
+  body_.open("for (" + ivType + " " + ivName + " = " + lower + "; " + ivName + " < " + upper + "; " + ivName +
+             " += " + step + ")");
+  ++loopDepth_;
+  defineScalar(iv, ivName);
+  for (size_t i = 0; i < slots.size(); ++i) defineCarried(slots[i], tensors[i], scalars[i]);
+  for (const ir::Value* s : slots) convertExtraLayouts(s);
+  const auto atTop = std::make_pair(tensors_, scalars_);
+  // This trip's part: its loads are what the trip before loaded.
+  const nlohmann::json beforeTrip = decisions_;
+  for (const ir::Operation* op : plan.loads) {
+    if (op->kind() != ir::OpKind::TtLoad) {
+      lowerOp(*op);
+      continue;
+    }
+    const size_t i = static_cast<size_t>(std::find(loads.begin(), loads.end(), op) - loads.begin());
+    defineTensor(op->result(0), declareCarried(op->result(0), ahead[i].layout, &ahead[i]));
+  }
+  decisions_ = beforeTrip;
+  // The next trip's part, from what this trip yields.
+  const auto thisTrip = std::make_pair(tensors_, scalars_);
+  std::vector<std::pair<const ir::Value*, RegisterTensor>> nextTensors;
+  std::vector<std::pair<const ir::Value*, std::string>> nextScalars;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (!plan.argumentsRead.count(slots[i])) continue;
+    const ir::Value* next = yield.operand(i);
+    if (slots[i]->type().isTensor())
+      nextTensors.emplace_back(slots[i], tensorIn(next, layouts_.home(slots[i])));
+    else
+      nextScalars.emplace_back(slots[i], scalarOf(next));
+  }
+  const std::string ivNext = newName(ivName + "_next");
+  body_.line(ivType + " " + ivNext + " = " + ivName + " + " + parenthesized(step) + ";");
+  body_.open("if (" + ivNext + " < " + upper + ")");
+  std::tie(tensors_, scalars_) = atTop;
+  defineScalar(iv, ivNext);
+  for (const auto& [arg, t] : nextTensors) tensors_[arg] = {t};
+  for (const auto& [arg, s] : nextScalars) scalars_[arg] = s;
+  loadAhead();
+  body_.close();
+  std::tie(tensors_, scalars_) = thisTrip;
+  for (const ir::Operation* load : loads) convertExtraLayouts(load->result(0));
+  for (const ir::Operation* op : plan.rest) lowerOp(*op);
+  assignCarried(yield, 0, tensors, scalars, slots);
+  --loopDepth_;
+  body_.close();
 }
 
 bool KernelLowering::tripsAreMultipleOfFour(const ir::Operation& loop) const {
@@ -366,7 +518,13 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
       emitLoop(dialect_.loopUnrollHint(kUnrolledTrips), ivName, lower, to);
   };
   if (!unrolled) {
-    emitLoop("", ivName, lower, upper);
+    std::optional<LoadsFirstPlan> prefetch = prefetchPlan(op);
+    for (size_t i = 0; prefetch && i < n; ++i)  // loads never read an accumulator, but check
+      if (dotsInTiles[i] && prefetch->argumentsRead.count(slots[i])) prefetch.reset();
+    if (prefetch)
+      emitPrefetchingLoop(op, *prefetch, ivName, tensors, scalars, slots);
+    else
+      emitLoop("", ivName, lower, upper);
   } else if (tripsAreMultipleOfFour(op)) {
     emitGroups(upper);
   } else {

@@ -3,9 +3,9 @@
 // Math: metal::precise; compile with fast math off.
 // Layouts of the computed tensors:
 //   blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}:
-//     a_ptrs_30 tensor<32x32x!tt.ptr<f16>>, a_40 tensor<32x32xf16>, a_ptrs_49 tensor<32x32x!tt.ptr<f16>>
+//     a_ptrs_30 tensor<32x32x!tt.ptr<f16>>, a_ptrs_49_1 tensor<32x32x!tt.ptr<f16>>, a_40_1 tensor<32x32xf16>
 //   blocked{spt=[1,1], lanes=[2,16], simds=[4,1], order=[1,0]}:
-//     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_47 tensor<32x16xf16>, b_ptrs_52 tensor<32x16x!tt.ptr<f16>>
+//     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_ptrs_52_1 tensor<32x16x!tt.ptr<f16>>, b_47_1 tensor<32x16xf16>
 //   blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}:
 //     t4_f32 tensor<32x16xf32>
 
@@ -79,29 +79,88 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   for (int t1 = 0; t1 < 2; ++t1) {
     dot_c_tiles[t1] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
   }
-  for (int k0 = 0; k0 < t0; k0 += 1) {
-    int k_remaining = k0 * 32;
+  // the loads of each trip issue in the trip before, into these registers
+  half a_40[8];
+  half b_47[4];
+  if (0 < t0) {
+    int k_remaining = 0 * 32;
     int k_remaining_33 = K - k_remaining;
     bool a_34[8];
     for (int r = 0; r < 8; ++r) a_34[r] = offs_m_4[r] < M;
     bool a_36 = offs_m_2_0 < k_remaining_33;
     bool a_39[8];
     for (int r = 0; r < 8; ++r) a_39[r] = a_34[r] & a_36;
-    half a_40[8];
-    for (int r = 0; r < 8; ++r) a_40[r] = a_39[r] ? *a_ptrs_30[r] : half(0.0f);
+    half a_40_0[8];
+    for (int r = 0; r < 8; ++r) a_40_0[r] = a_39[r] ? *a_ptrs_30[r] : half(0.0f);
     bool b_41[4];
     for (int r = 0; r < 4; ++r) b_41[r] = offs_m_2_1[r] < k_remaining_33;
     bool b_43 = offs_n_7 < N;
     bool b_46[4];
     for (int r = 0; r < 4; ++r) b_46[r] = b_41[r] & b_43;
-    half b_47[4];
-    for (int r = 0; r < 4; ++r) b_47[r] = b_46[r] ? *b_ptrs_31[r] : half(0.0f);
+    half b_47_0[4];
+    for (int r = 0; r < 4; ++r) b_47_0[r] = b_46[r] ? *b_ptrs_31[r] : half(0.0f);
+    device half* a_ptrs_49[8];
+    for (int r = 0; r < 8; ++r) a_ptrs_49[r] = a_ptrs_30[r] + 32;
+    int b_ptrs_50 = stride_bk * 32;
+    device half* b_ptrs_52[4];
+    for (int r = 0; r < 4; ++r) b_ptrs_52[r] = b_ptrs_31[r] + b_ptrs_50;
+    for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];
+    for (int r = 0; r < 4; ++r) b_47[r] = b_47_0[r];
+  }
+  for (int k0 = 0; k0 < t0; k0 += 1) {
+    int k_remaining0 = k0 * 32;
+    int k_remaining_33_0 = K - k_remaining0;
+    bool a_34_0[8];
+    for (int r = 0; r < 8; ++r) a_34_0[r] = offs_m_4[r] < M;
+    bool a_36_0 = offs_m_2_0 < k_remaining_33_0;
+    bool a_39_0[8];
+    for (int r = 0; r < 8; ++r) a_39_0[r] = a_34_0[r] & a_36_0;
+    half a_40_1[8];
+    for (int r = 0; r < 8; ++r) a_40_1[r] = a_40[r];
+    bool b_41_0[4];
+    for (int r = 0; r < 4; ++r) b_41_0[r] = offs_m_2_1[r] < k_remaining_33_0;
+    bool b_43_0 = offs_n_7 < N;
+    bool b_46_0[4];
+    for (int r = 0; r < 4; ++r) b_46_0[r] = b_41_0[r] & b_43_0;
+    half b_47_1[4];
+    for (int r = 0; r < 4; ++r) b_47_1[r] = b_47[r];
+    device half* a_ptrs_49_0[8];
+    for (int r = 0; r < 8; ++r) a_ptrs_49_0[r] = a_ptrs_30[r] + 32;
+    int b_ptrs_50_0 = stride_bk * 32;
+    device half* b_ptrs_52_0[4];
+    for (int r = 0; r < 4; ++r) b_ptrs_52_0[r] = b_ptrs_31[r] + b_ptrs_50_0;
+    int k0_next = k0 + 1;
+    if (k0_next < t0) {
+      int k_remaining1 = k0_next * 32;
+      int k_remaining_33_1 = K - k_remaining1;
+      bool a_34_1[8];
+      for (int r = 0; r < 8; ++r) a_34_1[r] = offs_m_4[r] < M;
+      bool a_36_1 = offs_m_2_0 < k_remaining_33_1;
+      bool a_39_1[8];
+      for (int r = 0; r < 8; ++r) a_39_1[r] = a_34_1[r] & a_36_1;
+      half a_40_2[8];
+      for (int r = 0; r < 8; ++r) a_40_2[r] = a_39_1[r] ? *a_ptrs_49_0[r] : half(0.0f);
+      bool b_41_1[4];
+      for (int r = 0; r < 4; ++r) b_41_1[r] = offs_m_2_1[r] < k_remaining_33_1;
+      bool b_43_1 = offs_n_7 < N;
+      bool b_46_1[4];
+      for (int r = 0; r < 4; ++r) b_46_1[r] = b_41_1[r] & b_43_1;
+      half b_47_2[4];
+      for (int r = 0; r < 4; ++r) b_47_2[r] = b_46_1[r] ? *b_ptrs_52_0[r] : half(0.0f);
+      device half* a_ptrs_49_1[8];
+      for (int r = 0; r < 8; ++r) a_ptrs_49_1[r] = a_ptrs_49_0[r] + 32;
+      int b_ptrs_50_1 = stride_bk * 32;
+      device half* b_ptrs_52_1[4];
+      for (int r = 0; r < 4; ++r) b_ptrs_52_1[r] = b_ptrs_52_0[r] + b_ptrs_50_1;
+      for (int r = 0; r < 8; ++r) a_40[r] = a_40_2[r];
+      for (int r = 0; r < 4; ++r) b_47[r] = b_47_2[r];
+    }
     // 'tt.dot' 32x16x32 at tests/kernels/linalg.py:32:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; the accumulator stays in the tiles
     threadgroup_barrier(mem_flags::mem_threadgroup);
     int tg_dot_ab_at = L0_o1 + L0_o0 * 32;
-    for (int r = 0; r < 8; ++r) tg_dot_ab[(tg_dot_ab_at + r * 128) + (tg_dot_ab_at + r * 128) / 32 * 8] = a_40[r];
+    for (int r = 0; r < 8; ++r) tg_dot_ab[(tg_dot_ab_at + r * 128) + (tg_dot_ab_at + r * 128) / 32 * 8] = a_40_1[r];
     int tg_dot_ab_at0 = L1_o1 + L1_o0 * 16;
-    for (int r = 0; r < 4; ++r) tg_dot_ab[1280 + (tg_dot_ab_at0 + r * 128) + (tg_dot_ab_at0 + r * 128) / 16 * 8] = b_47[r];
+    for (int r = 0; r < 4; ++r) tg_dot_ab[1280 + (tg_dot_ab_at0 + r * 128) + (tg_dot_ab_at0 + r * 128) / 16 * 8] = b_47_1[r];
     threadgroup_barrier(mem_flags::mem_threadgroup);
     for (int kk0 = 0; kk0 < 32; kk0 += 8) {
       simdgroup_half8x8 dot_a_tiles[2];
@@ -119,13 +178,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
         simdgroup_multiply_accumulate(dot_c_tiles[t2], dot_a_tiles[t2], dot_b_tiles[0], dot_c_tiles[t2]);
       }
     }
-    device half* a_ptrs_49[8];
-    for (int r = 0; r < 8; ++r) a_ptrs_49[r] = a_ptrs_30[r] + 32;
-    int b_ptrs_50 = stride_bk * 32;
-    device half* b_ptrs_52[4];
-    for (int r = 0; r < 4; ++r) b_ptrs_52[r] = b_ptrs_31[r] + b_ptrs_50;
-    for (int r = 0; r < 8; ++r) a_ptrs_30[r] = a_ptrs_49[r];
-    for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_52[r];
+    for (int r = 0; r < 8; ++r) a_ptrs_30[r] = a_ptrs_49_0[r];
+    for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_52_0[r];
   }
   threadgroup_barrier(mem_flags::mem_threadgroup);
   #pragma clang loop unroll_count(2)
