@@ -277,6 +277,20 @@ class KernelLowering {
   // A loop with a tt.dot whose next trip's loads issue before this trip's
   // dot (lower_control_flow.cpp, "Loads one trip ahead"); null otherwise.
   std::optional<LoadsFirstPlan> prefetchPlan(const ir::Operation& loop) const;
+  // Emits the next trip's loads of the prefetching loop whose body is
+  // `block`, if they wait: a dot directly in that body calls it once its
+  // operands are staged.
+  void issueLoadsAhead(const ir::Block& block);
+  // A loaded tensor waiting a trip in variables: its registers, or 32-bit
+  // words of `perWord` elements each.
+  struct WaitingLoad {
+    RegisterTensor plain;
+    std::string words;
+    int perWord = 1;
+  };
+  WaitingLoad declareWaitingLoad(const ir::Value* v);
+  void storeWaitingLoad(const WaitingLoad& w, const RegisterTensor& t);
+  RegisterTensor readWaitingLoad(const WaitingLoad& w, const ir::Value* v);  // declares v's registers
   void emitPrefetchingLoop(const ir::Operation& loop, const LoadsFirstPlan& plan, const std::string& ivName,
                            const std::vector<RegisterTensor>& tensors, const std::vector<std::string>& scalars,
                            const std::vector<const ir::Value*>& slots);
@@ -396,6 +410,9 @@ class KernelLowering {
   std::optional<DebugSite> combinerSite_;
   std::set<const ir::Operation*> debugCombiners_;
   int loopDepth_ = 0;
+  // The next trip's loads of the innermost prefetching loop, not yet
+  // emitted, with that loop's body (issueLoadsAhead).
+  std::pair<const ir::Block*, std::function<void()>> loadsAhead_;
   // Per loop body being lowered twice, innermost last: the values known
   // before its first copy, the metadata after it, and the threadgroup
   // buffers the first copy took, handed out again in order to the second.

@@ -4,6 +4,7 @@
 // scalars, uniform over the threadgroup, so barriers inside stay convergent.
 #include <algorithm>
 #include <functional>
+#include <utility>
 #include <set>
 
 #include "tmetal/codegen/kernel_lowering.h"
@@ -360,15 +361,18 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
     if (op->kind() == ir::OpKind::TtLoad) loads.push_back(op);
   body_.comment("the loads of each trip issue in the trip before, into these registers");
   decisions_["prefetching_loops"].push_back({{"op", loop.loc().userPos().str()}, {"loads_ahead", loads.size()}});
-  std::vector<RegisterTensor> ahead;
-  for (const ir::Operation* load : loads)
-    ahead.push_back(declareCarried(load->result(0), layouts_.home(load->result(0))));
+  // A loaded value waits for its trip in 32-bit words of two 16-bit or four
+  // 8-bit elements, as vector loads deliver them: ptxas gives a 16-bit value
+  // kept in a variable a register of its own (the 2048^3 f16 matmul took
+  // 150 registers a thread so, 118 in words).
+  std::vector<WaitingLoad> ahead;
+  for (const ir::Operation* load : loads) ahead.push_back(declareWaitingLoad(load->result(0)));
   // The loads part as it is, once more (the metadata describes it once: in
   // the trip's copy that loads).
   auto loadAhead = [&]() {
     for (const ir::Operation* op : plan.loads)
       op->kind() == ir::OpKind::TtLoad ? lowerLoad(*op) : lowerOp(*op);
-    for (size_t i = 0; i < loads.size(); ++i) copyRegisters(ahead[i], home(loads[i]->result(0)));
+    for (size_t i = 0; i < loads.size(); ++i) storeWaitingLoad(ahead[i], home(loads[i]->result(0)));
   };
   const auto outside = std::make_pair(tensors_, scalars_);
   const nlohmann::json decided = decisions_;
@@ -395,11 +399,9 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
       continue;
     }
     const size_t i = static_cast<size_t>(std::find(loads.begin(), loads.end(), op) - loads.begin());
-    defineTensor(op->result(0), declareCarried(op->result(0), ahead[i].layout, &ahead[i]));
+    defineTensor(op->result(0), readWaitingLoad(ahead[i], op->result(0)));
   }
   decisions_ = beforeTrip;
-  // The next trip's part, from what this trip yields.
-  const auto thisTrip = std::make_pair(tensors_, scalars_);
   std::vector<std::pair<const ir::Value*, RegisterTensor>> nextTensors;
   std::vector<std::pair<const ir::Value*, std::string>> nextScalars;
   for (size_t i = 0; i < slots.size(); ++i) {
@@ -412,19 +414,75 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
   }
   const std::string ivNext = newName(ivName + "_next");
   body_.line(ivType + " " + ivNext + " = " + ivName + " + " + parenthesized(step) + ";");
-  body_.open("if (" + ivNext + " < " + upper + ")");
-  std::tie(tensors_, scalars_) = atTop;
-  defineScalar(iv, ivNext);
-  for (const auto& [arg, t] : nextTensors) tensors_[arg] = {t};
-  for (const auto& [arg, s] : nextScalars) scalars_[arg] = s;
-  loadAhead();
-  body_.close();
-  std::tie(tensors_, scalars_) = thisTrip;
+  // The next trip's part, from what this trip yields: issued by the dot once
+  // this trip's operands are in threadgroup memory, so that their registers
+  // and the next trip's are not live at once (lower_dot*.cpp).
+  auto previous = std::move(loadsAhead_);
+  loadsAhead_ = {&body, [&, ivNext, atTop, nextTensors, nextScalars]() {
+                   const auto current = std::make_pair(tensors_, scalars_);
+                   body_.open("if (" + ivNext + " < " + upper + ")");
+                   std::tie(tensors_, scalars_) = atTop;
+                   defineScalar(iv, ivNext);
+                   for (const auto& [arg, t] : nextTensors) tensors_[arg] = {t};
+                   for (const auto& [arg, s] : nextScalars) scalars_[arg] = s;
+                   loadAhead();
+                   body_.close();
+                   std::tie(tensors_, scalars_) = current;
+                 }};
   for (const ir::Operation* load : loads) convertExtraLayouts(load->result(0));
   for (const ir::Operation* op : plan.rest) lowerOp(*op);
+  // A dot that stages K in chunks left them: after it, they still come
+  // before the next trip's dot.
+  issueLoadsAhead(body);
+  loadsAhead_ = std::move(previous);
   assignCarried(yield, 0, tensors, scalars, slots);
   --loopDepth_;
   body_.close();
+}
+
+KernelLowering::WaitingLoad KernelLowering::declareWaitingLoad(const ir::Value* v) {
+  WaitingLoad w;
+  const ir::Type& element = v->type().element();
+  const int64_t count = TensorMap(layouts_.home(v), v->type().shape()).numRegisters();
+  const int bits = element.isScalar() && element.scalarKind() != ir::ScalarKind::I1 ? element.bitWidth() : 32;
+  if ((bits == 16 || bits == 8) && count % (32 / bits) == 0) w.perWord = 32 / bits;
+  if (w.perWord == 1) {
+    w.plain = declareCarried(v, layouts_.home(v));
+    return w;
+  }
+  w.words = nameFor(v) + "_words";
+  body_.line(declaration(ir::Type::i32(), w.words, count / w.perWord) + ";");
+  return w;
+}
+
+void KernelLowering::storeWaitingLoad(const WaitingLoad& w, const RegisterTensor& t) {
+  if (w.perWord == 1) return copyRegisters(w.plain, t);
+  const std::string pack = dialect_.vectorType(t.element.scalarKind(), w.perWord);
+  const std::string word = dialect_.scalarType(ir::ScalarKind::I32);
+  for (size_t i = 0; i < t.size() / w.perWord; ++i) {
+    std::string packed = pack + "(";
+    for (int k = 0; k < w.perWord; ++k) packed += (k ? ", " : "") + t.regs[i * w.perWord + k];
+    body_.line(w.words + "[" + std::to_string(i) + "] = " + dialect_.bitcast(packed + ")", word) + ";");
+  }
+}
+
+RegisterTensor KernelLowering::readWaitingLoad(const WaitingLoad& w, const ir::Value* v) {
+  const LayoutPtr l = layouts_.home(v);
+  if (w.perWord == 1) return declareCarried(v, l, &w.plain);
+  const int64_t count = TensorMap(l, v->type().shape()).numRegisters();
+  RegisterTensor t = RegisterTensor::array(l, v->type().shape(), v->type().element(), nameFor(v), count);
+  body_.line(declaration(t.element, t.arrayName, count) + ";");
+  const std::string pack = dialect_.vectorType(t.element.scalarKind(), w.perWord);
+  for (int64_t r = 0; r < count; ++r)
+    body_.line(t.regs[r] + " = " +
+               dialect_.vectorElement(dialect_.bitcast(w.words + "[" + std::to_string(r / w.perWord) + "]", pack),
+                                      static_cast<int>(r % w.perWord)) +
+               ";");
+  return t;
+}
+
+void KernelLowering::issueLoadsAhead(const ir::Block& block) {
+  if (loadsAhead_.second && loadsAhead_.first == &block) std::exchange(loadsAhead_, {}).second();
 }
 
 bool KernelLowering::tripsAreMultipleOfFour(const ir::Operation& loop) const {

@@ -72,6 +72,7 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
   } else {
     bufA = stageInThreadgroupMemory(op, a, "dot_a", true, false);
     bufB = stageInThreadgroupMemory(op, b, "dot_b", false, true);
+    issueLoadsAhead(*op.parentBlock());  // A's and B's registers are free
   }
 
   std::string name = nameFor(v);

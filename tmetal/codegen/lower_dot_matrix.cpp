@@ -273,6 +273,7 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     stage(a, 0, k, "", 0);
     stage(b, atB, n, "", 0);
     body_.line(dialect_.barrier());
+    issueLoadsAhead(*dot.parentBlock());  // A's and B's registers are free
     multiply(k);
   }
 }
