@@ -477,7 +477,8 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
 }
 
 // A K loop's loads issue a trip early: the next trip's, guarded by there
-// being one, come before this trip's dot and its barriers.
+// being one, once this trip's operands are staged (after the dot's second
+// barrier) and before its multiplies.
 TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
   codegen::CompileOptions cuda;
   cuda.target = "cuda";
@@ -489,12 +490,16 @@ TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
     EXPECT_EQ(loops[0]["loads_ahead"], 2);  // A and B
     const std::string& source = kernel.source;
     const std::string load = metal ? " ? *" : "tmetal_load_if(";
+    const std::string barrier = metal ? "threadgroup_barrier(" : "__syncthreads()";
     const size_t loop = source.find("for (int k0 = 0;");
     ASSERT_NE(loop, std::string::npos) << source;
-    const size_t barrier = source.find(metal ? "threadgroup_barrier(" : "__syncthreads()", loop);
-    const std::string beforeDot = source.substr(loop, barrier - loop);
-    EXPECT_EQ(count(beforeDot, load), 2u) << beforeDot;
-    EXPECT_EQ(count(beforeDot, "if (k0_next < t0)"), 1u) << beforeDot;
+    const size_t staged = source.find(barrier, source.find(barrier, loop) + 1);
+    const size_t multiply = source.find(metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac2(", loop);
+    ASSERT_LT(staged, multiply) << source;
+    const std::string trip = source.substr(loop, multiply - loop);
+    EXPECT_EQ(count(trip, load), 2u) << trip;
+    EXPECT_EQ(count(trip, "if (k0_next < t0)"), 1u) << trip;
+    EXPECT_GT(trip.find("if (k0_next < t0)"), staged - loop) << trip;
     const size_t prologue = source.find("the loads of each trip issue in the trip before");
     ASSERT_LT(prologue, loop);
     EXPECT_EQ(count(source.substr(prologue, loop - prologue), load), 2u);  // the first trip's
@@ -515,6 +520,26 @@ TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
   const codegen::CompiledKernel one = compileText(oneStage);
   EXPECT_FALSE(one.metadata.layouts.contains("prefetching_loops")) << one.source;
   EXPECT_EQ(one.metadata.layouts["dots"].at(0)["strategy"], "simdgroup_matrix");
+}
+
+// Threads whose layout gives them aligned runs of a row stage them as
+// vectors (the block-pointer matmul: four halves of A at a time); element
+// layouts keep element stores.
+TEST(CodegenDot, AlignedRunsOfStagedOperandsAreWrittenAsVectors) {
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+    const bool metal = options.target == "metal";
+    const std::string vectorStore = metal ? "*reinterpret_cast<threadgroup half4*>(tg_dot_ab + "
+                                          : "*reinterpret_cast<tmetal_half4*>(tg_dot_ab + ";
+    const std::string blockPointers = compileCase("matmul_block_ptr_f16", options).source;
+    EXPECT_EQ(count(blockPointers, vectorStore), 1u) << blockPointers;
+    EXPECT_NE(blockPointers.find(metal ? "alignas(16) threadgroup half tg_dot_ab[" : "__shared__ __align__(16) __half tg_dot_ab["),
+              std::string::npos);
+    const std::string elements = compileCase("matmul_f16_f32acc", options).source;
+    EXPECT_EQ(count(elements, "reinterpret_cast<threadgroup half"), 0u) << elements;
+    EXPECT_EQ(count(elements, "*>(tg_dot_ab"), 0u) << elements;
+  }
 }
 
 TEST(CodegenMsl, FastMathSwitchesTheMathNamespace) {

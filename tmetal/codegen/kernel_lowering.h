@@ -349,6 +349,13 @@ class KernelLowering {
   // (buffer[element(i)]: a padded staging).
   void writeStagedRange(const RegisterTensor& in, const std::string& buffer, const std::string& first, int64_t count,
                         const std::function<std::string(const std::string&)>& element = {});
+  // Owners write `in` ([rows][columns]) in vectors of up to 16 bytes, the
+  // element of row-major index i at buffer[element(i)], which must be
+  // row(i) * rowStride + column(i) from a 16-byte aligned start; false,
+  // having emitted nothing, where the layout gives threads no aligned runs
+  // of consecutive columns.
+  bool writeStagedVectors(const RegisterTensor& in, const std::string& buffer, int64_t rowStride,
+                          const std::function<std::string(const std::string&)>& element);
   // Declares v in its home layout, each register r read from
   // buffer[sum of term * stride over terms(map, r)] ("0" terms left out).
   RegisterTensor readStagedAt(

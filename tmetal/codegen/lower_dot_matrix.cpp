@@ -250,6 +250,9 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
       writeStagedRange(in, bufAB, first, count, element);
       return;
     }
+    // A's rows start 16-byte aligned (strides a multiple of 8 elements), so
+    // do B's after them.
+    if (writeStagedVectors(in, bufAB, rowLength + kRowPadding, element)) return;
     writeEachStaged(in, bufAB, [&](const std::string& index, const std::string& value) {
       return bufAB + "[" + element(index) + "] = " + toStaged(value, in.element) + ";";
     });

@@ -291,3 +291,45 @@ void KernelLowering::lowerScalarStore(const ir::Operation& op) {
 }
 
 }  // namespace tmetal::codegen
+
+namespace tmetal::codegen {
+
+// Each thread's runs of consecutive columns as vectors: every thread's run
+// must start at a column that is a multiple of the width (checked for each
+// thread and register, as the layout places them) and rows must keep that
+// alignment, so that every vector is aligned in a 16-byte aligned buffer.
+bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::string& buffer, int64_t rowStride,
+                                        const std::function<std::string(const std::string&)>& element) {
+  if (in.shape.size() != 2 || !in.element.isScalar() || in.element.scalarKind() == ScalarKind::I1) return false;
+  const TensorMap map = in.map();
+  const int innermost = map.innermostDim();
+  if (innermost < 0 || tensorDimOf(map, innermost) != 1) return false;
+  const int bytes = elementBytesOf(in.element);
+  int64_t width = std::min<int64_t>(map.blockElements(innermost), layout::kMaxVectorAccessBytes / bytes);
+  while (width > 1 && map.blockElements(innermost) % width != 0) width /= 2;
+  const int64_t n = map.numRegisters(), rowLength = in.shape[1];
+  if (width < 2 || n % width != 0 || rowLength % width != 0 || rowStride % width != 0) return false;
+  for (int thread = 0; thread < map.numThreads(); ++thread) {
+    for (int64_t r = 0; r < n; r += width) {
+      const std::vector<int64_t> first = map.tensorIndex(thread, r);
+      if (first[1] % width != 0) return false;
+      for (int64_t j = 1; j < width; ++j) {
+        const std::vector<int64_t> next = map.tensorIndex(thread, r + j);
+        if (next[0] != first[0] || next[1] != first[1] + j) return false;
+      }
+    }
+  }
+  const VectorSpelling spelling{dialect_, in.element.scalarKind(), static_cast<int>(width)};
+  const std::string owner = ownerCondition(map);
+  if (!owner.empty()) body_.open("if (" + owner + ")");
+  const std::string base = bindBase(linearIndexBase(map), buffer + "_at", n / width);
+  for (int64_t r = 0; r < n; r += width) {
+    std::vector<std::string> values(in.regs.begin() + r, in.regs.begin() + r + width);
+    body_.line(dialect_.vectorStore(buffer + " + " + element(offsetExpr(base, linearIndexConstant(map, r))),
+                                    spelling.type(), AddressSpace::Threadgroup, spelling.components(values)));
+  }
+  if (!owner.empty()) body_.close();
+  return true;
+}
+
+}  // namespace tmetal::codegen

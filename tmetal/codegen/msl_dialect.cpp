@@ -149,7 +149,9 @@ static inline float tmetal_erf(float x) {
 }
 
 std::string MslDialect::threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const {
-  return "threadgroup " + elementType + " " + name + "[" + std::to_string(count) + "];";
+  // 16-byte aligned, as the CUDA dialect's, for the vector stores of staged
+  // dot operands (C++'s alignas, which MSL keeps; unverified on Metal).
+  return "alignas(16) threadgroup " + elementType + " " + name + "[" + std::to_string(count) + "];";
 }
 
 std::string MslDialect::threadgroupAlias(const std::string& elementType, const std::string& name,

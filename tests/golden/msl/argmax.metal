@@ -50,11 +50,11 @@ kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
                                  uint tid [[thread_index_in_threadgroup]],
                                  uint lane [[thread_index_in_simdgroup]],
                                  uint simd [[simdgroup_index_in_threadgroup]]) {
-  threadgroup int red_partials[4];
-  threadgroup int red0_partials[4];
-  threadgroup int red1_partials[4];
-  threadgroup int red2_partials[4];
-  threadgroup int red3_partials[4];
+  alignas(16) threadgroup int red_partials[4];
+  alignas(16) threadgroup int red0_partials[4];
+  alignas(16) threadgroup int red1_partials[4];
+  alignas(16) threadgroup int red2_partials[4];
+  alignas(16) threadgroup int red3_partials[4];
 
   // L0 = blocked{spt=[1], lanes=[32], simds=[4], order=[0]}
   int L0_o0 = int(lane + simd * 32);

@@ -23,8 +23,8 @@ kernel void col_reduce_loop_kernel(device float* x_ptr [[buffer(0)]],
                                    uint3 pid [[threadgroup_position_in_grid]],
                                    uint lane [[thread_index_in_simdgroup]],
                                    uint simd [[simdgroup_index_in_threadgroup]]) {
-  threadgroup float total_24_partials[128];
-  threadgroup float largest_27_partials[128];
+  alignas(16) threadgroup float total_24_partials[128];
+  alignas(16) threadgroup float largest_27_partials[128];
 
   // L0 = blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}
   int L0_o1 = int(lane);

@@ -3,9 +3,9 @@
 // Math: metal::precise; compile with fast math off.
 // Layouts of the computed tensors:
 //   blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}:
-//     a_ptrs_30 tensor<32x32x!tt.ptr<f16>>, a_ptrs_49_1 tensor<32x32x!tt.ptr<f16>>, a_40_1 tensor<32x32xf16>
+//     a_ptrs_30 tensor<32x32x!tt.ptr<f16>>, a_40_1 tensor<32x32xf16>, a_ptrs_49_1 tensor<32x32x!tt.ptr<f16>>
 //   blocked{spt=[1,1], lanes=[2,16], simds=[4,1], order=[1,0]}:
-//     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_ptrs_52_1 tensor<32x16x!tt.ptr<f16>>, b_47_1 tensor<32x16xf16>
+//     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_47_1 tensor<32x16xf16>, b_ptrs_52_1 tensor<32x16x!tt.ptr<f16>>
 //   blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}:
 //     t4_f32 tensor<32x16xf32>
 
@@ -25,8 +25,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
                           uint3 pid [[threadgroup_position_in_grid]],
                           uint lane [[thread_index_in_simdgroup]],
                           uint simd [[simdgroup_index_in_threadgroup]]) {
-  threadgroup float tg_dot_c[512];
-  threadgroup half tg_dot_ab[2048];
+  alignas(16) threadgroup float tg_dot_c[512];
+  alignas(16) threadgroup half tg_dot_ab[2048];
 
   // L0 = blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}
   int L0_o0 = int(simd);
@@ -80,8 +80,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     dot_c_tiles[t1] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
   }
   // the loads of each trip issue in the trip before, into these registers
-  half a_40[8];
-  half b_47[4];
+  int a_40_words[4];
+  int b_47_words[2];
   if (0 < t0) {
     int k_remaining = 0 * 32;
     int k_remaining_33 = K - k_remaining;
@@ -104,8 +104,12 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     int b_ptrs_50 = stride_bk * 32;
     device half* b_ptrs_52[4];
     for (int r = 0; r < 4; ++r) b_ptrs_52[r] = b_ptrs_31[r] + b_ptrs_50;
-    for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];
-    for (int r = 0; r < 4; ++r) b_47[r] = b_47_0[r];
+    a_40_words[0] = as_type<int>(half2(a_40_0[0], a_40_0[1]));
+    a_40_words[1] = as_type<int>(half2(a_40_0[2], a_40_0[3]));
+    a_40_words[2] = as_type<int>(half2(a_40_0[4], a_40_0[5]));
+    a_40_words[3] = as_type<int>(half2(a_40_0[6], a_40_0[7]));
+    b_47_words[0] = as_type<int>(half2(b_47_0[0], b_47_0[1]));
+    b_47_words[1] = as_type<int>(half2(b_47_0[2], b_47_0[3]));
   }
   for (int k0 = 0; k0 < t0; k0 += 1) {
     int k_remaining0 = k0 * 32;
@@ -116,20 +120,37 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     bool a_39_0[8];
     for (int r = 0; r < 8; ++r) a_39_0[r] = a_34_0[r] & a_36_0;
     half a_40_1[8];
-    for (int r = 0; r < 8; ++r) a_40_1[r] = a_40[r];
+    a_40_1[0] = as_type<half2>(a_40_words[0]).x;
+    a_40_1[1] = as_type<half2>(a_40_words[0]).y;
+    a_40_1[2] = as_type<half2>(a_40_words[1]).x;
+    a_40_1[3] = as_type<half2>(a_40_words[1]).y;
+    a_40_1[4] = as_type<half2>(a_40_words[2]).x;
+    a_40_1[5] = as_type<half2>(a_40_words[2]).y;
+    a_40_1[6] = as_type<half2>(a_40_words[3]).x;
+    a_40_1[7] = as_type<half2>(a_40_words[3]).y;
     bool b_41_0[4];
     for (int r = 0; r < 4; ++r) b_41_0[r] = offs_m_2_1[r] < k_remaining_33_0;
     bool b_43_0 = offs_n_7 < N;
     bool b_46_0[4];
     for (int r = 0; r < 4; ++r) b_46_0[r] = b_41_0[r] & b_43_0;
     half b_47_1[4];
-    for (int r = 0; r < 4; ++r) b_47_1[r] = b_47[r];
+    b_47_1[0] = as_type<half2>(b_47_words[0]).x;
+    b_47_1[1] = as_type<half2>(b_47_words[0]).y;
+    b_47_1[2] = as_type<half2>(b_47_words[1]).x;
+    b_47_1[3] = as_type<half2>(b_47_words[1]).y;
     device half* a_ptrs_49_0[8];
     for (int r = 0; r < 8; ++r) a_ptrs_49_0[r] = a_ptrs_30[r] + 32;
     int b_ptrs_50_0 = stride_bk * 32;
     device half* b_ptrs_52_0[4];
     for (int r = 0; r < 4; ++r) b_ptrs_52_0[r] = b_ptrs_31[r] + b_ptrs_50_0;
     int k0_next = k0 + 1;
+    // 'tt.dot' 32x16x32 at tests/kernels/linalg.py:32:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; the accumulator stays in the tiles
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    int tg_dot_ab_at = L0_o1 + L0_o0 * 32;
+    for (int r = 0; r < 8; ++r) tg_dot_ab[(tg_dot_ab_at + r * 128) + (tg_dot_ab_at + r * 128) / 32 * 8] = a_40_1[r];
+    int tg_dot_ab_at0 = L1_o1 + L1_o0 * 16;
+    for (int r = 0; r < 4; ++r) tg_dot_ab[1280 + (tg_dot_ab_at0 + r * 128) + (tg_dot_ab_at0 + r * 128) / 16 * 8] = b_47_1[r];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
     if (k0_next < t0) {
       int k_remaining1 = k0_next * 32;
       int k_remaining_33_1 = K - k_remaining1;
@@ -152,16 +173,13 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
       int b_ptrs_50_1 = stride_bk * 32;
       device half* b_ptrs_52_1[4];
       for (int r = 0; r < 4; ++r) b_ptrs_52_1[r] = b_ptrs_52_0[r] + b_ptrs_50_1;
-      for (int r = 0; r < 8; ++r) a_40[r] = a_40_2[r];
-      for (int r = 0; r < 4; ++r) b_47[r] = b_47_2[r];
+      a_40_words[0] = as_type<int>(half2(a_40_2[0], a_40_2[1]));
+      a_40_words[1] = as_type<int>(half2(a_40_2[2], a_40_2[3]));
+      a_40_words[2] = as_type<int>(half2(a_40_2[4], a_40_2[5]));
+      a_40_words[3] = as_type<int>(half2(a_40_2[6], a_40_2[7]));
+      b_47_words[0] = as_type<int>(half2(b_47_2[0], b_47_2[1]));
+      b_47_words[1] = as_type<int>(half2(b_47_2[2], b_47_2[3]));
     }
-    // 'tt.dot' 32x16x32 at tests/kernels/linalg.py:32:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; the accumulator stays in the tiles
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    int tg_dot_ab_at = L0_o1 + L0_o0 * 32;
-    for (int r = 0; r < 8; ++r) tg_dot_ab[(tg_dot_ab_at + r * 128) + (tg_dot_ab_at + r * 128) / 32 * 8] = a_40_1[r];
-    int tg_dot_ab_at0 = L1_o1 + L1_o0 * 16;
-    for (int r = 0; r < 4; ++r) tg_dot_ab[1280 + (tg_dot_ab_at0 + r * 128) + (tg_dot_ab_at0 + r * 128) / 16 * 8] = b_47_1[r];
-    threadgroup_barrier(mem_flags::mem_threadgroup);
     for (int kk0 = 0; kk0 < 32; kk0 += 8) {
       simdgroup_half8x8 dot_a_tiles[2];
       simdgroup_half8x8 dot_b_tiles[1];

@@ -20,8 +20,8 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
                            uint3 pid [[threadgroup_position_in_grid]],
                            uint lane [[thread_index_in_simdgroup]],
                            uint simd [[simdgroup_index_in_threadgroup]]) {
-  threadgroup float shifted_partials[4];
-  threadgroup float denominator_partials[4];
+  alignas(16) threadgroup float shifted_partials[4];
+  alignas(16) threadgroup float denominator_partials[4];
 
   // L0 = blocked{spt=[1], lanes=[32], simds=[4], order=[0]}
   int L0_o0 = int(lane + simd * 32);
