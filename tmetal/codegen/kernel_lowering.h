@@ -288,7 +288,7 @@ class KernelLowering {
     std::string words;
     int perWord = 1;
   };
-  WaitingLoad declareWaitingLoad(const ir::Value* v);
+  WaitingLoad declareWaitingLoad(const ir::Operation& load);
   void storeWaitingLoad(const WaitingLoad& w, const RegisterTensor& t);
   RegisterTensor readWaitingLoad(const WaitingLoad& w, const ir::Value* v);  // declares v's registers
   void emitPrefetchingLoop(const ir::Operation& loop, const LoadsFirstPlan& plan, const std::string& ivName,

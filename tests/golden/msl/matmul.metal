@@ -80,8 +80,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     dot_c_tiles[t1] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
   }
   // the loads of each trip issue in the trip before, into these registers
-  int a_40_words[4];
-  int b_47_words[2];
+  half a_40[8];
+  half b_47[4];
   if (0 < t0) {
     int k_remaining = 0 * 32;
     int k_remaining_33 = K - k_remaining;
@@ -104,12 +104,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     int b_ptrs_50 = stride_bk * 32;
     device half* b_ptrs_52[4];
     for (int r = 0; r < 4; ++r) b_ptrs_52[r] = b_ptrs_31[r] + b_ptrs_50;
-    a_40_words[0] = as_type<int>(half2(a_40_0[0], a_40_0[1]));
-    a_40_words[1] = as_type<int>(half2(a_40_0[2], a_40_0[3]));
-    a_40_words[2] = as_type<int>(half2(a_40_0[4], a_40_0[5]));
-    a_40_words[3] = as_type<int>(half2(a_40_0[6], a_40_0[7]));
-    b_47_words[0] = as_type<int>(half2(b_47_0[0], b_47_0[1]));
-    b_47_words[1] = as_type<int>(half2(b_47_0[2], b_47_0[3]));
+    for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];
+    for (int r = 0; r < 4; ++r) b_47[r] = b_47_0[r];
   }
   for (int k0 = 0; k0 < t0; k0 += 1) {
     int k_remaining0 = k0 * 32;
@@ -120,24 +116,14 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     bool a_39_0[8];
     for (int r = 0; r < 8; ++r) a_39_0[r] = a_34_0[r] & a_36_0;
     half a_40_1[8];
-    a_40_1[0] = as_type<half2>(a_40_words[0]).x;
-    a_40_1[1] = as_type<half2>(a_40_words[0]).y;
-    a_40_1[2] = as_type<half2>(a_40_words[1]).x;
-    a_40_1[3] = as_type<half2>(a_40_words[1]).y;
-    a_40_1[4] = as_type<half2>(a_40_words[2]).x;
-    a_40_1[5] = as_type<half2>(a_40_words[2]).y;
-    a_40_1[6] = as_type<half2>(a_40_words[3]).x;
-    a_40_1[7] = as_type<half2>(a_40_words[3]).y;
+    for (int r = 0; r < 8; ++r) a_40_1[r] = a_40[r];
     bool b_41_0[4];
     for (int r = 0; r < 4; ++r) b_41_0[r] = offs_m_2_1[r] < k_remaining_33_0;
     bool b_43_0 = offs_n_7 < N;
     bool b_46_0[4];
     for (int r = 0; r < 4; ++r) b_46_0[r] = b_41_0[r] & b_43_0;
     half b_47_1[4];
-    b_47_1[0] = as_type<half2>(b_47_words[0]).x;
-    b_47_1[1] = as_type<half2>(b_47_words[0]).y;
-    b_47_1[2] = as_type<half2>(b_47_words[1]).x;
-    b_47_1[3] = as_type<half2>(b_47_words[1]).y;
+    for (int r = 0; r < 4; ++r) b_47_1[r] = b_47[r];
     device half* a_ptrs_49_0[8];
     for (int r = 0; r < 8; ++r) a_ptrs_49_0[r] = a_ptrs_30[r] + 32;
     int b_ptrs_50_0 = stride_bk * 32;
@@ -173,12 +159,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
       int b_ptrs_50_1 = stride_bk * 32;
       device half* b_ptrs_52_1[4];
       for (int r = 0; r < 4; ++r) b_ptrs_52_1[r] = b_ptrs_52_0[r] + b_ptrs_50_1;
-      a_40_words[0] = as_type<int>(half2(a_40_2[0], a_40_2[1]));
-      a_40_words[1] = as_type<int>(half2(a_40_2[2], a_40_2[3]));
-      a_40_words[2] = as_type<int>(half2(a_40_2[4], a_40_2[5]));
-      a_40_words[3] = as_type<int>(half2(a_40_2[6], a_40_2[7]));
-      b_47_words[0] = as_type<int>(half2(b_47_2[0], b_47_2[1]));
-      b_47_words[1] = as_type<int>(half2(b_47_2[2], b_47_2[3]));
+      for (int r = 0; r < 8; ++r) a_40[r] = a_40_2[r];
+      for (int r = 0; r < 4; ++r) b_47[r] = b_47_2[r];
     }
     for (int kk0 = 0; kk0 < 32; kk0 += 8) {
       simdgroup_half8x8 dot_a_tiles[2];
