@@ -420,8 +420,11 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
   // this trip's operands are in threadgroup memory, so that their registers
   // and the next trip's are not live at once (lower_dot*.cpp).
   auto previous = std::move(loadsAhead_);
+  // The dot calling it holds references into tensors_: the trip's values
+  // move aside (their nodes, and so those references, stay valid) and back.
   loadsAhead_ = {&body, [&, ivNext, atTop, nextTensors, nextScalars]() {
-                   const auto current = std::make_pair(tensors_, scalars_);
+                   auto tripTensors = std::move(tensors_);
+                   auto tripScalars = std::move(scalars_);
                    body_.open("if (" + ivNext + " < " + upper + ")");
                    std::tie(tensors_, scalars_) = atTop;
                    defineScalar(iv, ivNext);
@@ -429,7 +432,8 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
                    for (const auto& [arg, s] : nextScalars) scalars_[arg] = s;
                    loadAhead();
                    body_.close();
-                   std::tie(tensors_, scalars_) = current;
+                   tensors_ = std::move(tripTensors);
+                   scalars_ = std::move(tripScalars);
                  }};
   for (const ir::Operation* load : loads) convertExtraLayouts(load->result(0));
   for (const ir::Operation* op : plan.rest) lowerOp(*op);
