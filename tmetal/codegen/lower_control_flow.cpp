@@ -2,7 +2,6 @@
 // branches live in variables declared before the construct (one per
 // register), assigned from what the regions yield. Conditions and bounds are
 // scalars, uniform over the threadgroup, so barriers inside stay convergent.
-#include <algorithm>
 #include <functional>
 #include <utility>
 #include <set>
@@ -285,10 +284,11 @@ void KernelLowering::emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFi
 // trip's loads above a barrier: each trip waited for its loads from device
 // memory with nothing else to do. So the loads are issued a trip early,
 // into registers the loop carries: before the loop those of the first
-// trip, and in each trip, before its dot, those of the next (where there
-// is one). The loads part is the same as above and holds only ops that
-// compute registers in one layout; a loaded value read in another layout
-// is converted after the next trip's loads. Moving a load earlier must not
+// trip, and in each trip those of the next (where there is one), which the
+// dot issues once it has staged this trip's operands. The loads part is the
+// same as above and holds only ops that compute registers in one layout; a
+// loaded value read in another layout is converted where the rest of the
+// trip begins. Moving a load earlier must not
 // let it miss a write, so the rest of the body may not store, update
 // atomically, assert, print or call. A loop annotated `tt.num_stages = 1`
 // (`tl.range(..., num_stages=1)`) asks for no pipelining and gets none.
@@ -395,13 +395,12 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
   const auto atTop = std::make_pair(tensors_, scalars_);
   // This trip's part: its loads are what the trip before loaded.
   const nlohmann::json beforeTrip = decisions_;
+  size_t waiting = 0;  // loads keeps plan.loads' order
   for (const ir::Operation* op : plan.loads) {
-    if (op->kind() != ir::OpKind::TtLoad) {
+    if (op->kind() == ir::OpKind::TtLoad)
+      defineTensor(op->result(0), readWaitingLoad(ahead[waiting++], op->result(0)));
+    else
       lowerOp(*op);
-      continue;
-    }
-    const size_t i = static_cast<size_t>(std::find(loads.begin(), loads.end(), op) - loads.begin());
-    defineTensor(op->result(0), readWaitingLoad(ahead[i], op->result(0)));
   }
   decisions_ = beforeTrip;
   std::vector<std::pair<const ir::Value*, RegisterTensor>> nextTensors;
