@@ -290,10 +290,6 @@ void KernelLowering::lowerScalarStore(const ir::Operation& op) {
   body_.line("if (" + cond + ") *" + scalarOf(op.operand(0)) + " = " + x + ";");
 }
 
-}  // namespace tmetal::codegen
-
-namespace tmetal::codegen {
-
 // Each thread's runs of consecutive columns as vectors: every thread's run
 // must start at a column that is a multiple of the width (checked for each
 // thread and register, as the layout places them) and rows must keep that

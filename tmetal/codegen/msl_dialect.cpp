@@ -150,7 +150,8 @@ static inline float tmetal_erf(float x) {
 
 std::string MslDialect::threadgroupArray(const std::string& elementType, const std::string& name, int64_t count) const {
   // 16-byte aligned, as the CUDA dialect's, for the vector stores of staged
-  // dot operands (C++'s alignas, which MSL keeps; unverified on Metal).
+  // dot operands (alignas, which the MSL specification allows on variables;
+  // unverified on Metal).
   return "alignas(16) threadgroup " + elementType + " " + name + "[" + std::to_string(count) + "];";
 }
 
