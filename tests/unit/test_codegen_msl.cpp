@@ -540,6 +540,18 @@ TEST(CodegenDot, AlignedRunsOfStagedOperandsAreWrittenAsVectors) {
     EXPECT_EQ(count(elements, "reinterpret_cast<threadgroup half"), 0u) << elements;
     EXPECT_EQ(count(elements, "*>(tg_dot_ab"), 0u) << elements;
   }
+  // The FMA path's staging too: the block-pointer matmul in float32 (its
+  // f32 -> f16 truncation of C dropped), A in float4s.
+  std::string f32 = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_block_ptr_f16.nodebug.ttir");
+  for (size_t at = f32.find("xf16>"); at != std::string::npos; at = f32.find("xf16>", at)) f32.replace(at, 5, "xf32>");
+  for (size_t at = f32.find("<f16>"); at != std::string::npos; at = f32.find("<f16>", at)) f32.replace(at, 5, "<f32>");
+  const std::string truncation = "    %13 = arith.truncf %11#2 : tensor<32x32xf32> to tensor<32x32xf32>\n";
+  ASSERT_NE(f32.find(truncation), std::string::npos);
+  f32.erase(f32.find(truncation), truncation.size());
+  f32.replace(f32.find("tt.store %28, %13,"), 18, "tt.store %28, %11#2,");
+  const codegen::CompiledKernel fma = compileText(f32);
+  EXPECT_EQ(fma.metadata.layouts["dots"].at(0)["strategy"], "fma");
+  EXPECT_EQ(count(fma.source, "*reinterpret_cast<threadgroup float4*>(tg_dot_a + "), 1u) << fma.source;
 }
 
 TEST(CodegenMsl, FastMathSwitchesTheMathNamespace) {

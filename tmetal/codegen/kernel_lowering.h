@@ -322,8 +322,9 @@ class KernelLowering {
                                const std::string& hint);
   // Writes `in` to a new threadgroup buffer (owners only), then a barrier;
   // returns the buffer's name. The linear index is row-major in in.shape.
+  // `vectors`: in vectors where writeStagedVectors can.
   std::string stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in, const std::string& purpose,
-                                       bool barrierBefore = true, bool barrierAfter = true);
+                                       bool barrierBefore = true, bool barrierAfter = true, bool vectors = false);
   // A threadgroup buffer of `count` elements for `op`, checked against the
   // limit (`purpose` names it in errors and metadata). In the second copy of
   // a loop body, the buffer the first copy got (see beginBodyCopies).

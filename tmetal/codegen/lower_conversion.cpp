@@ -140,12 +140,13 @@ RegisterTensor KernelLowering::readStaged(const std::string& buffer, const Layou
 
 std::string KernelLowering::stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in,
                                                      const std::string& purpose, bool barrierBefore,
-                                                     bool barrierAfter) {
+                                                     bool barrierAfter, bool vectors) {
   int64_t numel = 1;
   for (int64_t e : in.shape) numel *= e;
   std::string name = allocateStaging(op, in.element, numel, purpose);
   if (barrierBefore) barrierBeforeReuse();
-  writeStaged(in, name, 1, 0);
+  const auto unpadded = [](const std::string& index) { return index; };
+  if (!vectors || !writeStagedVectors(in, name, in.shape.back(), unpadded)) writeStaged(in, name, 1, 0);
   if (barrierAfter) body_.line(dialect_.barrier());
   return name;
 }

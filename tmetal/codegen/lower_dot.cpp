@@ -70,8 +70,8 @@ void KernelLowering::lowerDot(const ir::Operation& op) {
       bufB = allocateStaging(op, b.element, chunk * batches * n, "dot_b");
     }
   } else {
-    bufA = stageInThreadgroupMemory(op, a, "dot_a", true, false);
-    bufB = stageInThreadgroupMemory(op, b, "dot_b", false, true);
+    bufA = stageInThreadgroupMemory(op, a, "dot_a", true, false, /*vectors=*/true);
+    bufB = stageInThreadgroupMemory(op, b, "dot_b", false, true, /*vectors=*/true);
     issueLoadsAhead(*op.parentBlock());  // A's and B's registers are free
   }
 
