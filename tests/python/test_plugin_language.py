@@ -467,7 +467,7 @@ def check_dot_past_the_threadgroup_memory(device: Device):
 
 @triton.jit
 def matmul_k_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M: tl.constexpr,
-                         BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+                         BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, STAGES: tl.constexpr = None):
     # Triton's tutorial matmul: pointer tensors carried through the K loop.
     pid = tl.program_id(0)
     pid_m, pid_n = pid % tl.cdiv(M, BLOCK_M), pid // tl.cdiv(M, BLOCK_M)
@@ -477,7 +477,7 @@ def matmul_k_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, str
     a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    for k in tl.range(0, tl.cdiv(K, BLOCK_K), num_stages=STAGES):
         acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
         a_ptrs += BLOCK_K
         b_ptrs += BLOCK_K * stride_bk
@@ -505,17 +505,20 @@ def check_matmul_k_loop(device: Device):
     # 64x64x64 tiles: the carried pointers live in the loads' layout, so the
     # loop converts nothing through threadgroup memory (which they would
     # overflow); the accumulator stays in the dot's SIMD-group matrices
-    # through the loop, staged once after it.
+    # through the loop, staged once after it. The loop loads a trip ahead,
+    # unless `tl.range(..., num_stages=1)` asks for no pipelining.
     rng = np.random.default_rng(9)
     M, N, K = 128, 128, 256
     a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
-    c = device.put(np.zeros((M, N), np.float32))
-    compiled = matmul_k_loop_kernel[(4, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c, M, N,
-                                           K, K, N, N, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64)
-    device.synchronize()
-    np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
-    buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
-    assert [b["purpose"].split(" ")[0] for b in buffers] == ["dot_c", "dot_ab"], buffers
+    for stages, loops in ((None, [2]), (1, [])):
+        c = device.put(np.zeros((M, N), np.float32))
+        compiled = matmul_k_loop_kernel[(4, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c,
+                                               M, N, K, K, N, N, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=stages)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
+        layouts = compiled.metadata.tmetal_abi["layouts"]
+        assert [b["purpose"].split(" ")[0] for b in layouts["threadgroup_buffers"]] == ["dot_c", "dot_ab"], layouts
+        assert [loop["loads_ahead"] for loop in layouts.get("prefetching_loops", [])] == loops, stages
 
 
 # ---- tl.histogram ----------------------------------------------------------------------
