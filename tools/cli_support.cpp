@@ -29,6 +29,11 @@ void CodegenFlags::addTo(CLI::App* command) {
   command->add_option("--num-warps", numWarps, "SIMD groups per threadgroup (threads = num_warps * 32)")
       ->capture_default_str()
       ->check(CLI::Range(1, 32));
+  command->add_option("--num-stages", numStages,
+                      "Triton's software-pipelining depth: 1 keeps every loop plain; more, a loop with a tt.dot "
+                      "loads one trip ahead")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   command->add_option("--hardware", hardware,
                       "hardware profile whose limits apply (see `tmetal hardware`); default: TMETAL_HARDWARE, else "
                       "the detected GPU, else the generic Apple profile");
@@ -50,6 +55,7 @@ codegen::CompileOptions CodegenFlags::toCompileOptions() const {
   options.numWarps = numWarps;
   options.hardware = hw::selectHardware(hardware).profile;
   options.fastMath = fastMath;
+  options.pipelineLoops = numStages > 1;
   options.minThreadgroupsPerCore = minThreadgroupsPerCore;
   return options;
 }

@@ -1,5 +1,5 @@
 // Pieces several subcommands share: file I/O with clear errors, and the code
-// generation flags (--layout, --num-warps, --hardware, --fast-math) that
+// generation flags (--layout, --num-warps, --num-stages, --hardware, --fast-math) that
 // `compile` and `run --device emulator` both take.
 #pragma once
 
@@ -17,11 +17,12 @@ struct CodegenFlags {
   std::string target = "metal";
   std::string layout = "coalesced";
   int numWarps = 4;
+  int numStages = 3;
   std::string hardware;
   bool fastMath = false;
   std::optional<int> minThreadgroupsPerCore;
 
-  // Adds --layout, --num-warps, --hardware, --fast-math and
+  // Adds --layout, --num-warps, --num-stages, --hardware, --fast-math and
   // --min-threadgroups-per-core (not --target).
   void addTo(CLI::App* command);
   // Throws CompileError for an unknown layout or hardware name.

@@ -1,5 +1,5 @@
 // `tmetal compile FILE.ttir --target metal|cuda [--layout L] [--num-warps N]
-//  [--hardware H] [--fast-math] [-o OUT.metal] [--metadata OUT.json]`:
+//  [--num-stages S] [--hardware H] [--fast-math] [-o OUT.metal] [--metadata OUT.json]`:
 // TTIR in, Metal Shading Language (or, with --target cuda, CUDA C++ for
 // measuring on NVIDIA GPUs) and its launch metadata (kernel_abi.h) out.
 #include <iostream>

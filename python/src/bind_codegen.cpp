@@ -40,6 +40,7 @@ struct CompileRequest {
   std::string hardware;
   bool fastMath = false;
   std::string target = "metal";
+  bool pipelineLoops = true;
 };
 
 std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
@@ -66,6 +67,7 @@ std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
   options.numWarps = request.numWarps;
   options.hardware = hw::selectHardware(request.hardware).profile;
   options.fastMath = request.fastMath;
+  options.pipelineLoops = request.pipelineLoops;
   codegen::CompiledKernel compiled = codegen::compileKernel(*module, options);
   return {compiled.source, compiled.metadata.toJson().dump()};
 #else
@@ -107,15 +109,15 @@ void bindCodegen(nb::module_& m) {
   m.def(
       "compile_ttir",
       [](std::string text, std::string filename, int numWarps, std::string layout, std::string hardware,
-         bool fastMath, std::string target) {
-        CompileRequest request{std::move(text),     std::move(filename), numWarps, std::move(layout),
-                               std::move(hardware), fastMath,            std::move(target)};
+         bool fastMath, std::string target, bool pipelineLoops) {
+        CompileRequest request{std::move(text),     std::move(filename), numWarps,     std::move(layout),
+                               std::move(hardware), fastMath,            std::move(target), pipelineLoops};
         nb::gil_scoped_release release;
         return compileTtir(request);
       },
       nb::arg("text"), nb::arg("filename") = "<ttir>", nb::kw_only(), nb::arg("num_warps") = 4,
       nb::arg("layout") = "COALESCED", nb::arg("hardware") = "", nb::arg("fast_math") = false,
-      nb::arg("target") = "metal",
+      nb::arg("target") = "metal", nb::arg("pipeline_loops") = true,
       "Compiles TTIR text (as Triton 3.6 prints it) to Metal Shading Language, or with target='cuda' to the CUDA "
       "dialect's CUDA C++ (same passes, layouts and lowering; docs/cuda.md). Returns (source, "
       "metadata_json); the metadata follows tmetal/codegen/kernel_abi.h. `layout` is a MemoryLayout policy name, "

@@ -506,19 +506,21 @@ def check_matmul_k_loop(device: Device):
     # loop converts nothing through threadgroup memory (which they would
     # overflow); the accumulator stays in the dot's SIMD-group matrices
     # through the loop, staged once after it. The loop loads a trip ahead,
-    # unless `tl.range(..., num_stages=1)` asks for no pipelining.
+    # unless `tl.range(..., num_stages=1)` or the launch's num_stages=1 asks
+    # for no pipelining.
     rng = np.random.default_rng(9)
     M, N, K = 128, 128, 256
     a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
-    for stages, loops in ((None, [2]), (1, [])):
+    for stages, launch, loops in ((None, {}, [2]), (1, {}, []), (None, {"num_stages": 1}, [])):
         c = device.put(np.zeros((M, N), np.float32))
         compiled = matmul_k_loop_kernel[(4, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c,
-                                               M, N, K, K, N, N, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=stages)
+                                               M, N, K, K, N, N, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=stages,
+                                               **launch)
         device.synchronize()
         np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
         layouts = compiled.metadata.tmetal_abi["layouts"]
         assert [b["purpose"].split(" ")[0] for b in layouts["threadgroup_buffers"]] == ["dot_c", "dot_ab"], layouts
-        assert [loop["loads_ahead"] for loop in layouts.get("prefetching_loops", [])] == loops, stages
+        assert [loop["loads_ahead"] for loop in layouts.get("prefetching_loops", [])] == loops, (stages, launch)
 
 
 # ---- tl.histogram ----------------------------------------------------------------------

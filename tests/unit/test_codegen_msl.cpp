@@ -520,6 +520,11 @@ TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
   const codegen::CompiledKernel one = compileText(oneStage);
   EXPECT_FALSE(one.metadata.layouts.contains("prefetching_loops")) << one.source;
   EXPECT_EQ(one.metadata.layouts["dots"].at(0)["strategy"], "simdgroup_matrix");
+  // So does a kernel compiled with num_stages=1.
+  codegen::CompileOptions plain;
+  plain.pipelineLoops = false;
+  EXPECT_FALSE(compileText(ttir, plain).metadata.layouts.contains("prefetching_loops"));
+  EXPECT_TRUE(compileText(ttir).metadata.layouts.contains("prefetching_loops"));
 }
 
 // Threads whose layout gives them aligned runs of a row stage them as

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -276,4 +277,20 @@ TEST_F(RunCommand, UnknownDeviceAndBadGrid) {
             std::make_pair(1, "double.ttir:2:3: error: " + tooMany));
   EXPECT_EQ(run("--grid 2147483648 --arg 0=x.npy --arg 1=zeros.npy --arg 2=10 --device emulator"),
             std::make_pair(1, "error: --grid: " + tooMany));
+}
+
+// `tmetal compile --num-stages 1` compiles every loop plain, as Triton's
+// num_stages=1; the default loads a dot loop's next trip ahead.
+TEST_F(RunCommand, NumStagesOneKeepsDotLoopsPlain) {
+  const std::string matmul = std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.ttir";
+  for (const std::string& stages : {"", " --num-stages 1"}) {
+    auto [code, output] = tmetal("compile '" + matmul + "'" + stages + " -o k.metal --metadata k.json");
+    ASSERT_EQ(code, 0) << output;
+    std::ifstream in(dir_ / "k.json");
+    const std::string metadata((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(metadata.find("prefetching_loops") != std::string::npos, stages.empty()) << stages;
+  }
+  auto [code, output] = tmetal("compile '" + matmul + "' --num-stages 0");
+  EXPECT_NE(code, 0);
+  EXPECT_NE(output.find("--num-stages: Value 0 not in range 1 to 64"), std::string::npos) << output;
 }

@@ -168,6 +168,7 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   const CEmitter& dialect = *dialectOwner;
   LoweringOptions lowering;
   lowering.fastMath = options.fastMath;
+  lowering.pipelineLoops = options.pipelineLoops;
   lowering.threadgroupMemoryLimit = profile.threadgroupMemoryBytes;
   if (measuredOn)
     lowering.threadgroupMemoryLimit = std::min<int64_t>(lowering.threadgroupMemoryLimit, measuredOn->threadgroupMemoryBytes);

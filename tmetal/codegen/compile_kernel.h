@@ -33,6 +33,9 @@ struct CompileOptions {
   // no such hint (the Apple compiler always chooses), so the metal target
   // checks it and otherwise ignores it.
   std::optional<int> minThreadgroupsPerCore;
+  // Loops with a tt.dot load a trip ahead (docs/codegen.md, "Loads one trip
+  // ahead"); false, as Triton's num_stages = 1, keeps every loop plain.
+  bool pipelineLoops = true;
 };
 
 struct CompiledKernel {

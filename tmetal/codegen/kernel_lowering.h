@@ -35,6 +35,7 @@ std::vector<int64_t> sliceOffset(std::vector<int64_t> offset, int dim, int slice
 
 struct LoweringOptions {
   bool fastMath = false;
+  bool pipelineLoops = true;  // CompileOptions::pipelineLoops
   int64_t threadgroupMemoryLimit = 32768;
   std::string hardwareName = "Apple GPUs";
 };

@@ -291,8 +291,10 @@ void KernelLowering::emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFi
 // trip begins. Moving a load earlier must not
 // let it miss a write, so the rest of the body may not store, update
 // atomically, assert, print or call. A loop annotated `tt.num_stages = 1`
-// (`tl.range(..., num_stages=1)`) asks for no pipelining and gets none.
+// (`tl.range(..., num_stages=1)`), or a kernel compiled with num_stages=1
+// (CompileOptions::pipelineLoops), asks for no pipelining and gets none.
 std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::prefetchPlan(const ir::Operation& loop) const {
+  if (!options_.pipelineLoops) return std::nullopt;
   if (const ir::Attribute* stages = loop.attr("tt.num_stages");
       stages && stages->kind() == ir::Attribute::Kind::Int && stages->asInt() <= 1)
     return std::nullopt;
