@@ -121,7 +121,8 @@ void bindCodegen(nb::module_& m) {
       "Compiles TTIR text (as Triton 3.6 prints it) to Metal Shading Language, or with target='cuda' to the CUDA "
       "dialect's CUDA C++ (same passes, layouts and lowering; docs/cuda.md). Returns (source, "
       "metadata_json); the metadata follows tmetal/codegen/kernel_abi.h. `layout` is a MemoryLayout policy name, "
-      "`hardware` a hardware profile id ('' selects as `tmetal hardware` does). Raises triton_metal.CompileError "
+      "`hardware` a hardware profile id ('' selects as `tmetal hardware` does); `pipeline_loops=False` (Triton's "
+      "num_stages=1) keeps loops with a tt.dot from loading a trip ahead. Raises triton_metal.CompileError "
       "naming the user's file:line.");
   m.def(
       "libdevice_functions",
