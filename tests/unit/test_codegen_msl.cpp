@@ -458,11 +458,12 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
     EXPECT_EQ(dot["simd_groups"], nlohmann::json::array({2, 2}));
     EXPECT_EQ(dot["tiles_per_group"], nlohmann::json::array({2, 1}));
     const std::string source = whole.substr(whole.find(metal ? "kernel void" : "__global__"));
-    // Each SIMD group's block is two tiles of one column: on CUDA one 16-row
-    // instruction multiplies both.
-    EXPECT_EQ(count(source, metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac2("), 1u) << source;
+    // Each SIMD group's block is two tiles of one column: on CUDA one
+    // instruction 16 rows and 16 of K deep multiplies both over two K tiles.
+    EXPECT_EQ(count(source, metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac2_k16("), 1u) << source;
     EXPECT_EQ(count(source, metal ? "simdgroup_half8x8 " : "tmetal_half8x8 "), 2u) << source;
     EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k8"), metal ? 0u : 2u) << whole;  // the helpers for one and two tiles
+    EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k16"), metal ? 0u : 1u) << whole;
     if (metal) EXPECT_EQ(count(source, "fma("), 0u) << source;
   }
   // float32 inputs keep the FMA loop (no f32 tiles on tensor cores at full precision).
@@ -477,8 +478,8 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
 }
 
 // A K loop's loads issue a trip early: the next trip's, guarded by there
-// being one, once this trip's operands are staged (after the dot's second
-// barrier) and before its multiplies.
+// being one, once this trip's operands are staged (after the dot's barrier)
+// and before its multiplies.
 TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
   codegen::CompileOptions cuda;
   cuda.target = "cuda";
@@ -493,8 +494,9 @@ TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
     const std::string barrier = metal ? "threadgroup_barrier(" : "__syncthreads()";
     const size_t loop = source.find("for (int k0 = 0;");
     ASSERT_NE(loop, std::string::npos) << source;
-    const size_t staged = source.find(barrier, source.find(barrier, loop) + 1);
-    const size_t multiply = source.find(metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac2(", loop);
+    const size_t staged = source.find(barrier, loop);
+    const size_t multiply = source.find(metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac2_k16(", loop);
+    ASSERT_NE(multiply, std::string::npos) << source;
     ASSERT_LT(staged, multiply) << source;
     const std::string trip = source.substr(loop, multiply - loop);
     EXPECT_EQ(count(trip, load), 2u) << trip;
@@ -527,6 +529,46 @@ TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
   EXPECT_TRUE(compileText(ttir).metadata.layouts.contains("prefetching_loops"));
 }
 
+// A K loop's dot alternates between two stagings of A and B in the memory
+// of C's: one barrier a trip (after the staging), which trip's half it
+// writes kept in dot_trip. Where C comes in from registers, a barrier
+// after its tiles are loaded keeps the first trip from staging over it.
+TEST(CodegenDot, LoopDotsAlternateBetweenTwoStagings) {
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+    const bool metal = options.target == "metal";
+    const std::string barrier = metal ? "threadgroup_barrier(" : "__syncthreads()";
+    const codegen::CompiledKernel kernel = compileCase("matmul_f16_f32acc", options);
+    EXPECT_EQ(kernel.metadata.layouts["dots"].at(0)["staging_buffers"], 2);
+    const std::string& source = kernel.source;
+    // 32x16x32 tiles: A and B 32x40 + 32x24 halves each trip, C 32x16 floats.
+    EXPECT_EQ(count(source, metal ? "alignas(16) threadgroup float tg_dot[2048];" : "__shared__ __align__(16) float tg_dot[2048];"), 1u) << source;
+    EXPECT_EQ(count(source, "tg_dot_c"), 0u) << source;
+    const size_t loop = source.find("for (int k0 = 0;");
+    const size_t end = source.find("dot_trip ^= 1;", loop);
+    ASSERT_NE(end, std::string::npos) << source;
+    const std::string trip = source.substr(loop, end - loop);
+    EXPECT_EQ(count(trip, barrier), 1u) << trip;
+    EXPECT_EQ(count(trip, "*>(tg_dot_ab + dot_trip * 2048);"), 1u) << trip;
+    EXPECT_EQ(count(source.substr(0, loop), "int dot_trip = 0;"), 1u);
+    // After the loop, every trip's reads done before C is stored over them.
+    const size_t store = source.find(metal ? "simdgroup_store(" : "tmetal_matrix_store(dot_c_tiles", end);
+    EXPECT_EQ(count(source.substr(end, store - end), barrier), 1u);
+  }
+  // An accumulator that starts at 1: through C's staging into the tiles,
+  // then a barrier before the loop.
+  std::string ones = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.nodebug.ttir");
+  const std::string zeros = "%cst = arith.constant dense<0.000000e+00> : tensor<32x16xf32>";
+  ASSERT_NE(ones.find(zeros), std::string::npos);
+  ones.replace(ones.find(zeros), zeros.size(), "%cst = arith.constant dense<1.000000e+00> : tensor<32x16xf32>");
+  const std::string source = compileText(ones).source;
+  const size_t loadC = source.find("simdgroup_load(dot_c_tiles[");
+  const size_t loop = source.find("the loads of each trip issue in the trip before");  // the prologue of the loop
+  ASSERT_LT(loadC, loop) << source;
+  EXPECT_EQ(count(source.substr(loadC, loop - loadC), "threadgroup_barrier("), 1u) << source;
+}
+
 // Threads whose layout gives them aligned runs of a row stage them as
 // vectors (the block-pointer matmul: four halves of A at a time); element
 // layouts keep element stores.
@@ -535,15 +577,15 @@ TEST(CodegenDot, AlignedRunsOfStagedOperandsAreWrittenAsVectors) {
   cuda.target = "cuda";
   for (const auto& options : {codegen::CompileOptions{}, cuda}) {
     const bool metal = options.target == "metal";
-    const std::string vectorStore = metal ? "*reinterpret_cast<threadgroup half4*>(tg_dot_ab + "
-                                          : "*reinterpret_cast<tmetal_half4*>(tg_dot_ab + ";
+    // dot_ab: this trip's half of the loop's two stagings.
+    const std::string vectorStore = metal ? "*reinterpret_cast<threadgroup half4*>(dot_ab + "
+                                          : "*reinterpret_cast<tmetal_half4*>(dot_ab + ";
     const std::string blockPointers = compileCase("matmul_block_ptr_f16", options).source;
     EXPECT_EQ(count(blockPointers, vectorStore), 1u) << blockPointers;
-    EXPECT_NE(blockPointers.find(metal ? "alignas(16) threadgroup half tg_dot_ab[" : "__shared__ __align__(16) __half tg_dot_ab["),
+    EXPECT_NE(blockPointers.find(metal ? "alignas(16) threadgroup float tg_dot[" : "__shared__ __align__(16) float tg_dot["),
               std::string::npos);
     const std::string elements = compileCase("matmul_f16_f32acc", options).source;
-    EXPECT_EQ(count(elements, "reinterpret_cast<threadgroup half"), 0u) << elements;
-    EXPECT_EQ(count(elements, "*>(tg_dot_ab"), 0u) << elements;
+    EXPECT_EQ(count(elements, "*>(dot_ab + "), 0u) << elements;
   }
   // The FMA path's staging too: the block-pointer matmul in float32 (its
   // f32 -> f16 truncation of C dropped), A in float4s.

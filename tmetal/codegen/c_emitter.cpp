@@ -170,6 +170,22 @@ std::string CEmitter::matrixMultiplyAccumulatePair(const std::string& d0, const 
   return matrixMultiplyAccumulate(d0, a0, b, d0) + " " + matrixMultiplyAccumulate(d1, a1, b, d1);
 }
 
+std::string CEmitter::matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr,
+                                      int64_t tileStep, int64_t stride, bool transpose, MatrixRole role) const {
+  std::string loads;
+  for (size_t j = 0; j < tiles.size(); ++j)
+    loads += (j ? " " : "") + matrixLoad(tiles[j], ptr + (j ? " + " + std::to_string(j * tileStep) : ""), stride,
+                                         transpose, role);
+  return loads;
+}
+
+std::string CEmitter::matrixMultiplyAccumulatePairAlongK(const std::string& d0, const std::string& d1,
+                                                         const std::string& a0, const std::string& a1,
+                                                         const std::string& a0k, const std::string& a1k,
+                                                         const std::string& b, const std::string& bk) const {
+  return matrixMultiplyAccumulatePair(d0, d1, a0, a1, b) + " " + matrixMultiplyAccumulatePair(d0, d1, a0k, a1k, bk);
+}
+
 std::string CEmitter::libdeviceMarker(std::string_view marker) const {
   if (marker == "helper") return helperQualifier();
   if (marker == "inf") return infinity();

@@ -525,6 +525,14 @@ std::string CudaDialect::matrixLoad(const std::string& m, const std::string& ptr
   return "tmetal_matrix_load(" + m + ", " + ptr + ", " + std::to_string(stride) + ", " + boolLiteral(flipped) + ");";
 }
 
+std::string CudaDialect::matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr,
+                                         int64_t tileStep, int64_t stride, bool transpose, MatrixRole role) const {
+  if (tiles.size() != 4) return CEmitter::matrixLoadGroup(tiles, ptr, tileStep, stride, transpose, role);
+  const bool flipped = role == MatrixRole::B ? !transpose : transpose;
+  return "tmetal_matrix_load4(" + tiles[0] + ", " + tiles[1] + ", " + tiles[2] + ", " + tiles[3] + ", " + ptr + ", " +
+         std::to_string(tileStep) + ", " + std::to_string(stride) + ", " + boolLiteral(flipped) + ");";
+}
+
 std::string CudaDialect::matrixHelpers() const {
   return R"(// Metal's 8x8 SIMD-group matrices (simdgroup_half8x8, simdgroup_float8x8)
 // on the warp's tensor cores. Lane 4g + t holds elements (g, 2t) and
@@ -576,6 +584,35 @@ __device__ __forceinline__ void tmetal_matrix_mac2(tmetal_float8x8& d0, tmetal_f
   asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
       : "+f"(d0.x0), "+f"(d0.x1), "+f"(d1.x0), "+f"(d1.x1)
       : "r"(a0.pair), "r"(a1.pair), "r"(b.pair));
+}
+// The pair above over two K tiles as well (a0k, a1k, bk: 8 further along
+// K), as m16n8k16's A and B registers take them; sm_80 has the instruction.
+__device__ __forceinline__ void tmetal_matrix_mac2_k16(tmetal_float8x8& d0, tmetal_float8x8& d1, tmetal_half8x8 a0,
+                                                       tmetal_half8x8 a1, tmetal_half8x8 a0k, tmetal_half8x8 a1k,
+                                                       tmetal_half8x8 b, tmetal_half8x8 bk) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  tmetal_matrix_mac2(d0, d1, a0, a1, b);
+  tmetal_matrix_mac2(d0, d1, a0k, a1k, bk);
+#else
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};"
+      : "+f"(d0.x0), "+f"(d0.x1), "+f"(d1.x0), "+f"(d1.x1)
+      : "r"(a0.pair), "r"(a1.pair), "r"(a0k.pair), "r"(a1k.pair), "r"(b.pair), "r"(bk.pair));
+#endif
+}
+// Four tiles in one ldmatrix: tile j from p + j * step (lanes 8j to 8j + 7
+// name its rows).
+__device__ __forceinline__ void tmetal_matrix_load4(tmetal_half8x8& m0, tmetal_half8x8& m1, tmetal_half8x8& m2,
+                                                    tmetal_half8x8& m3, const __half* p, int step, int stride,
+                                                    bool transpose) {
+  const uint lane = threadIdx.x % 32u;
+  const uint row = uint(__cvta_generic_to_shared(p + int(lane / 8u) * step + int(lane % 8u) * stride));
+  if (transpose)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(m0.pair), "=r"(m1.pair), "=r"(m2.pair), "=r"(m3.pair) : "r"(row) : "memory");
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(m0.pair), "=r"(m1.pair), "=r"(m2.pair), "=r"(m3.pair) : "r"(row) : "memory");
 }
 )";
 }

@@ -123,6 +123,20 @@ class CudaDialect : public CEmitter {
                                            const std::string& a1, const std::string& b) const override {
     return "tmetal_matrix_mac2(" + d0 + ", " + d1 + ", " + a0 + ", " + a1 + ", " + b + ");";
   }
+  // ldmatrix .x4 and mma m16n8k16: a quarter of the loads and half the
+  // multiplies of x1 and m16n8k8 (2048^3 f16 on an H100: 119 -> 110 us,
+  // bench/results/2026-11-27-h100-double-buffered-dots/).
+  int matrixLoadGroup() const override { return 4; }
+  std::string matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr, int64_t tileStep,
+                              int64_t stride, bool transpose, MatrixRole role) const override;
+  bool pairsMatrixMultipliesAlongK() const override { return true; }
+  std::string matrixMultiplyAccumulatePairAlongK(const std::string& d0, const std::string& d1, const std::string& a0,
+                                                 const std::string& a1, const std::string& a0k,
+                                                 const std::string& a1k, const std::string& b,
+                                                 const std::string& bk) const override {
+    return "tmetal_matrix_mac2_k16(" + d0 + ", " + d1 + ", " + a0 + ", " + a1 + ", " + a0k + ", " + a1k + ", " + b +
+           ", " + bk + ");";
+  }
   std::string matrixHelpers() const override;
 
   bool hasAtomic(AtomicOp op, ir::ScalarKind k) const override;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -226,6 +227,12 @@ class KernelLowering {
     DotMatrixPlan plan;
     int64_t m = 0, n = 0;
     std::string bufC, group, m0, n0, tiles;  // m0, n0: the first row and column of this group's block
+    // A loop's dot staging A and B whole alternates between two stagings in
+    // bufC's memory (bufAB: its view as f16, `trip`: 0 or 1, which one this
+    // trip writes, each `abElements` long); empty where it stages in one
+    // buffer of its own, behind a barrier.
+    std::string bufAB, trip;
+    int64_t abElements = 0;
     int64_t tileCount() const { return plan.tilesM * plan.tilesN; }
     bool someGroupsIdle(int simdGroups) const { return plan.groupsM * plan.groupsN < simdGroups; }
     // Tile t's row and column in its group's block, and its first element in bufC.
@@ -238,7 +245,8 @@ class KernelLowering {
   // The tt.dot on matrices whose f32 accumulator is the loop's carried value
   // i and nothing else (acc = tl.dot(a, b, acc)), or null.
   const ir::Operation* accumulatorDotOfLoop(const ir::Operation& loop, size_t i);
-  DotTiles beginDotTiles(const ir::Operation& dot);  // declares the tiles
+  // Declares the tiles; `acrossTrips`: they carry a loop's accumulator.
+  DotTiles beginDotTiles(const ir::Operation& dot, bool acrossTrips);
   void initDotTiles(const DotTiles& t, const RegisterTensor& c);
   void multiplyDotTiles(const DotTiles& t, const ir::Operation& dot, const RegisterTensor& a, const RegisterTensor& b);
   // Stores the tiles and reads them back as v's registers in its home layout.
@@ -247,8 +255,9 @@ class KernelLowering {
   void closeTileGroups(const DotTiles& t);
   void openTileLoop(int64_t count, const std::string& index);
   std::string dotOnMatricesComment(const ir::Operation& dot, const std::string& accumulator);
-  // The metadata's layouts.dots entry (`accumulator`: where C lives between dots).
-  void recordDotOnMatrices(const ir::Operation& dot, const std::string& accumulator);
+  // The metadata's layouts.dots entry (`accumulator`: where C lives between
+  // dots; `stagingBuffers`: A's and B's, 2 where trips alternate).
+  void recordDotOnMatrices(const ir::Operation& dot, const std::string& accumulator, int stagingBuffers);
   void lowerFor(const ir::Operation& op);
   // Whether an scf.for provably runs a multiple of four trips (or none).
   bool tripsAreMultipleOfFour(const ir::Operation& loop) const;
@@ -329,10 +338,16 @@ class KernelLowering {
   // A threadgroup buffer of `count` elements for `op`, checked against the
   // limit (`purpose` names it in errors and metadata). In the second copy of
   // a loop body, the buffer the first copy got (see beginBodyCopies).
+  // `usedInLoop`: `op` uses it in a loop although it is declared outside
+  // (it never lends its memory to another op).
   std::string threadgroupBuffer(const ir::Operation& op, const std::string& hint, const ir::Type& element,
-                                int64_t count, const std::string& purpose);
+                                int64_t count, const std::string& purpose, bool usedInLoop = false);
   std::string threadgroupBufferAt(int copyLevel, const ir::Operation& op, const std::string& hint,
-                                  const ir::Type& element, int64_t count, const std::string& purpose);
+                                  const ir::Type& element, int64_t count, const std::string& purpose,
+                                  bool usedInLoop = false);
+  // The threadgroup buffer `host` seen as an array of `element`s, declared
+  // once.
+  std::string threadgroupView(const std::string& host, const ir::Type& element, const std::string& hint);
   // Bytes of one element of a threadgroup buffer of `element`s.
   static int elementBytes(const ir::Type& element);
   // A staging buffer for `op`'s `purpose` ("conversion", "join", ...).
@@ -392,6 +407,7 @@ class KernelLowering {
   ThreadgroupMemory threadgroupMemory_;
   std::vector<std::string> threadgroupDecls_;
   std::set<std::string> sharedBuffers_;  // buffers in an earlier buffer's memory (ThreadgroupMemory)
+  std::map<std::pair<std::string, std::string>, std::string> threadgroupViews_;  // (host, element type) -> view
   std::set<std::string> names_;
   std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> tensors_;
   std::unordered_map<const ir::Value*, std::string> scalars_;

@@ -18,12 +18,15 @@ void KernelLowering::barrierBeforeReuse() {
 }
 
 std::string KernelLowering::threadgroupBuffer(const ir::Operation& op, const std::string& hint,
-                                              const ir::Type& element, int64_t count, const std::string& purpose) {
-  return threadgroupBufferAt(static_cast<int>(bodyCopies_.size()) - 1, op, hint, element, count, purpose);
+                                              const ir::Type& element, int64_t count, const std::string& purpose,
+                                              bool usedInLoop) {
+  return threadgroupBufferAt(static_cast<int>(bodyCopies_.size()) - 1, op, hint, element, count, purpose,
+                             usedInLoop);
 }
 
 std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operation& op, const std::string& hint,
-                                                const ir::Type& element, int64_t count, const std::string& purpose) {
+                                                const ir::Type& element, int64_t count, const std::string& purpose,
+                                                bool usedInLoop) {
   if (copyLevel >= 0) {
     BodyCopies& level = bodyCopies_[copyLevel];
     if (level.replaying) {
@@ -31,7 +34,7 @@ std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operati
       if (sharedBuffers_.count(name)) body_.line(dialect_.barrier());
       return name;
     }
-    level.buffers.push_back(threadgroupBufferAt(copyLevel - 1, op, hint, element, count, purpose));
+    level.buffers.push_back(threadgroupBufferAt(copyLevel - 1, op, hint, element, count, purpose, usedInLoop));
     return level.buffers.back();
   }
   // Pointers are staged as their 64-bit addresses: a threadgroup array of
@@ -40,7 +43,7 @@ std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operati
   const int bytes = elementBytes(element);
   std::string name = newName(hint);
   const ThreadgroupBuffer& buffer =
-      threadgroupMemory_.allocate(op, name, elementType, bytes, count, purpose, loopDepth_ > 0);
+      threadgroupMemory_.allocate(op, name, elementType, bytes, count, purpose, usedInLoop || loopDepth_ > 0);
   if (buffer.sharesWith.empty()) {
     threadgroupDecls_.push_back(dialect_.threadgroupArray(elementType, name, count));
   } else {
@@ -50,6 +53,17 @@ std::string KernelLowering::threadgroupBufferAt(int copyLevel, const ir::Operati
     body_.line(dialect_.barrier());
   }
   return name;
+}
+
+std::string KernelLowering::threadgroupView(const std::string& host, const ir::Type& element,
+                                            const std::string& hint) {
+  const std::string type = typeOf(element);
+  auto [view, isNew] = threadgroupViews_.try_emplace({host, type});
+  if (isNew) {
+    view->second = newName(hint);
+    threadgroupDecls_.push_back(dialect_.threadgroupAlias(type, view->second, host));
+  }
+  return view->second;
 }
 
 int KernelLowering::elementBytes(const ir::Type& element) {

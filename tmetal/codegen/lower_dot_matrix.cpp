@@ -108,13 +108,36 @@ const ir::Operation* KernelLowering::accumulatorDotOfLoop(const ir::Operation& l
   return uses == 2 ? dot : nullptr;
 }
 
-KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot) {
+// Double-buffered staging. A trip of a loop writes A and B to threadgroup
+// memory, waits at a barrier, and multiplies from there; with one buffer, a
+// second barrier first had to wait for every SIMD group's reads of the trip
+// before. A loop's dot that stages A and B whole alternates between two
+// buffers instead: the buffer a trip writes was last read two trips before,
+// and every thread has finished those reads when it passes the barrier of
+// the trip between. C's staging, used only before the loop and after it,
+// shares the two buffers' memory, so that they take less than one buffer
+// and C's staging took apart (2x9.5 KB, not 9.5 + 16 KB, for 64x64x32 in
+// f16). 2048^3 f16 on an H100: 127 -> 119 us
+// (bench/results/2026-11-27-h100-double-buffered-dots/).
+KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips) {
   DotTiles t;
   t.plan = dotMatrixPlan(dot);
   const std::vector<int64_t>& shape = dot.result(0)->type().shape();
   t.m = shape[0];
   t.n = shape[1];
-  t.bufC = allocateStaging(dot, ir::Type::f32(), t.m * t.n, "dot_c");
+  const int64_t k = dot.operand(0)->type().shape()[1];
+  const int64_t abBytes = ThreadgroupMemory::roundedBytes(stagedElements(t.m, t.n, k, t.plan.chunk), 2);
+  const int64_t sharedBytes = std::max(ThreadgroupMemory::roundedBytes(t.m * t.n, 4), 2 * abBytes);
+  if (acrossTrips && t.plan.chunk == k && threadgroupMemory_.hasRoomFor(sharedBytes)) {
+    t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), sharedBytes / 4,
+                               "dot_c and two trips of dot_ab at " + dot.loc().userPos().str(), true);
+    t.bufAB = threadgroupView(t.bufC, ir::Type::f16(), "tg_dot_ab");
+    t.abElements = abBytes / 2;
+    t.trip = newName("dot_trip");
+    body_.line("int " + t.trip + " = 0;");
+  } else {
+    t.bufC = allocateStaging(dot, ir::Type::f32(), t.m * t.n, "dot_c");
+  }
   useBuiltin(Builtin::SimdGroupIndex);
   t.group = "int(" + dialect_.builtinName(Builtin::SimdGroupIndex) + ")";
   t.m0 = newName("dot_m0");
@@ -182,53 +205,94 @@ void KernelLowering::initDotTiles(const DotTiles& t, const RegisterTensor& c) {
     body_.line(dialect_.matrixLoad(t.tiles + "[" + i + "]", t.cTile(i), t.n, false, MatrixRole::Accumulator));
   body_.close();
   closeTileGroups(t);
+  // The first trip stages A and B over C's staging without a barrier first.
+  if (!zero && !t.bufAB.empty()) body_.line(dialect_.barrier());
 }
 
 void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& dot, const RegisterTensor& a,
                                       const RegisterTensor& b) {
   const int64_t m = t.m, n = t.n, k = a.shape[1], chunk = t.plan.chunk;
   const bool chunked = chunk < k;
-  const std::string bufAB = allocateStaging(dot, a.element, stagedElements(m, n, k, chunk), "dot_ab");
+  const bool doubled = !t.bufAB.empty();
+  std::string bufAB;
+  if (doubled) {
+    bufAB = newName("dot_ab");
+    body_.line(dialect_.threadgroupAlias(typeOf(a.element), bufAB,
+                                         t.bufAB + " + " + t.trip + " * " + std::to_string(t.abElements)));
+  } else {
+    bufAB = allocateStaging(dot, a.element, stagedElements(m, n, k, chunk), "dot_ab");
+  }
   // Rows of A as staged ([m][k] whole, [chunk][m] in chunks), then B's.
   const int64_t strideA = (chunked ? m : k) + kRowPadding, strideB = n + kRowPadding;
   const int64_t atB = (chunked ? chunk : m) * strideA;
   const std::string bufB = "(" + bufAB + " + " + std::to_string(atB) + ")";
+  // Loads `count` tiles named tiles[first + i] from pointerTo(i) (the i-th
+  // tile's start), `tileStep` elements apart, as many a statement as the
+  // target loads at once.
+  auto loadTiles = [&](const std::string& tiles, int64_t first, int64_t count,
+                       const std::function<std::string(const std::string&)>& pointerTo, int64_t tileStep,
+                       int64_t stride, bool transpose, MatrixRole role) {
+    const int64_t group = count % dialect_.matrixLoadGroup() == 0 ? dialect_.matrixLoadGroup() : 1;
+    auto tile = [&](const std::string& index) {
+      return tiles + "[" + (first ? std::to_string(first) + " + " : "") + index + "]";
+    };
+    const std::string i = newName("i");
+    openTileLoop(count / group, i);
+    if (group == 1) {
+      body_.line(dialect_.matrixLoad(tile(i), pointerTo(i), stride, transpose, role));
+    } else {
+      std::vector<std::string> named;
+      for (int64_t j = 0; j < group; ++j) named.push_back(tile(i + " * " + std::to_string(group) + " + " + std::to_string(j)));
+      body_.line(dialect_.matrixLoadGroup(named, pointerTo(i + " * " + std::to_string(group)), tileStep, stride,
+                                          transpose, role));
+    }
+    body_.close();
+  };
   // K rows [0, rows) of the staged A and B.
   auto multiply = [&](int64_t rows) {
     openTileGroups(t);
+    const bool pairs = t.plan.tilesM % 2 == 0 && dialect_.pairsMatrixMultiplies();
+    // Two K tiles a statement where the target multiplies 16 deep.
+    const int64_t kTiles = pairs && rows % 16 == 0 && dialect_.pairsMatrixMultipliesAlongK() ? 2 : 1;
     const std::string kk = newName("kk");
-    body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(rows) + "; " + kk + " += 8)");
+    body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(rows) + "; " + kk +
+               " += " + std::to_string(8 * kTiles) + ")");
     const std::string aTiles = newName("dot_a_tiles"), bTiles = newName("dot_b_tiles");
-    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + aTiles + "[" + std::to_string(t.plan.tilesM) + "];");
-    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + bTiles + "[" + std::to_string(t.plan.tilesN) + "];");
-    const std::string i = newName("i");
-    openTileLoop(t.plan.tilesM, i);
-    const std::string aRow = t.plan.tilesM == 1 ? t.m0 : "(" + t.m0 + " + " + i + " * 8)";
-    const std::string aTile = aTiles + "[" + i + "]";
-    if (chunked)
-      body_.line(dialect_.matrixLoad(aTile, bufAB + " + " + kk + " * " + std::to_string(strideA) + " + " + aRow,
-                                     strideA, true, MatrixRole::A));
-    else
-      body_.line(dialect_.matrixLoad(aTile, bufAB + " + " + aRow + " * " + std::to_string(strideA) + " + " + kk,
-                                     strideA, false, MatrixRole::A));
-    body_.close();
-    openTileLoop(t.plan.tilesN, i);
-    const std::string bCol = t.n0 + (t.plan.tilesN == 1 ? "" : " + " + i + " * 8");
-    body_.line(dialect_.matrixLoad(bTiles + "[" + i + "]",
-                                   bufB + " + " + kk + " * " + std::to_string(strideB) + " + " + bCol, strideB, false,
-                                   MatrixRole::B));
-    body_.close();
+    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + aTiles + "[" + std::to_string(kTiles * t.plan.tilesM) + "];");
+    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + bTiles + "[" + std::to_string(kTiles * t.plan.tilesN) + "];");
+    for (int64_t s = 0; s < kTiles; ++s) {
+      const std::string k0 = s == 0 ? kk : "(" + kk + " + " + std::to_string(8 * s) + ")";
+      auto aTile = [&](const std::string& i) {
+        const std::string row = t.plan.tilesM == 1 ? t.m0 : "(" + t.m0 + " + " + i + " * 8)";
+        return chunked ? bufAB + " + " + k0 + " * " + std::to_string(strideA) + " + " + row
+                       : bufAB + " + " + row + " * " + std::to_string(strideA) + " + " + k0;
+      };
+      loadTiles(aTiles, s * t.plan.tilesM, t.plan.tilesM, aTile, chunked ? 8 : 8 * strideA, strideA, chunked,
+                MatrixRole::A);
+      auto bTile = [&](const std::string& i) {
+        return bufB + " + " + k0 + " * " + std::to_string(strideB) + " + " + t.n0 +
+               (t.plan.tilesN == 1 ? "" : " + " + i + " * 8");
+      };
+      loadTiles(bTiles, s * t.plan.tilesN, t.plan.tilesN, bTile, 8, strideB, false, MatrixRole::B);
+    }
     const std::string j = newName("t");
     const std::string tilesN = std::to_string(t.plan.tilesN);
-    const bool pairs = t.plan.tilesM % 2 == 0 && dialect_.pairsMatrixMultiplies();
     if (pairs) {
       // Tiles of rows 2r and 2r + 1 of the block and one column over one B tile.
       openTileLoop(t.tileCount() / 2, j);
       const std::string row = t.rowInBlock(j), col = t.colInBlock(j);
       const std::string top = "(" + row + ") * 2 * " + tilesN + " + " + col;
-      body_.line(dialect_.matrixMultiplyAccumulatePair(
-          t.tiles + "[" + top + "]", t.tiles + "[" + top + " + " + tilesN + "]", aTiles + "[(" + row + ") * 2]",
-          aTiles + "[(" + row + ") * 2 + 1]", bTiles + "[" + col + "]"));
+      const std::string c0 = t.tiles + "[" + top + "]", c1 = t.tiles + "[" + top + " + " + tilesN + "]";
+      const std::string a0 = aTiles + "[(" + row + ") * 2]", a1 = aTiles + "[(" + row + ") * 2 + 1]";
+      const std::string b = bTiles + "[" + col + "]";
+      if (kTiles == 2) {
+        const std::string mK = std::to_string(t.plan.tilesM) + " + ";
+        body_.line(dialect_.matrixMultiplyAccumulatePairAlongK(
+            c0, c1, a0, a1, aTiles + "[" + mK + "(" + row + ") * 2]", aTiles + "[" + mK + "(" + row + ") * 2 + 1]", b,
+            bTiles + "[" + tilesN + " + " + col + "]"));
+      } else {
+        body_.line(dialect_.matrixMultiplyAccumulatePair(c0, c1, a0, a1, b));
+      }
     } else {
       openTileLoop(t.tileCount(), j);
       const std::string tile = t.tiles + "[" + j + "]";
@@ -272,12 +336,13 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     multiply(chunk);
     body_.close();
   } else {
-    barrierBeforeReuse();
+    if (!doubled) barrierBeforeReuse();
     stage(a, 0, k, "", 0);
     stage(b, atB, n, "", 0);
     body_.line(dialect_.barrier());
     issueLoadsAhead(*dot.parentBlock());  // A's and B's registers are free
     multiply(k);
+    if (doubled) body_.line(t.trip + " ^= 1;");
   }
 }
 
@@ -303,7 +368,8 @@ RegisterTensor KernelLowering::finishDotTiles(const DotTiles& t, const ir::Value
   return out;
 }
 
-void KernelLowering::recordDotOnMatrices(const ir::Operation& dot, const std::string& accumulator) {
+void KernelLowering::recordDotOnMatrices(const ir::Operation& dot, const std::string& accumulator,
+                                         int stagingBuffers) {
   const DotMatrixPlan& p = dotMatrixPlan(dot);
   const std::vector<int64_t>& a = dot.operand(0)->type().shape();
   decisions_["dots"].push_back({{"op", dot.loc().userPos().str()},
@@ -314,7 +380,8 @@ void KernelLowering::recordDotOnMatrices(const ir::Operation& dot, const std::st
                                 {"simd_groups", {p.groupsM, p.groupsN}},
                                 {"tiles_per_group", {p.tilesM, p.tilesN}},
                                 {"k_chunk", p.chunk},
-                                {"accumulator", accumulator}});
+                                {"accumulator", accumulator},
+                                {"staging_buffers", stagingBuffers}});
 }
 
 std::string KernelLowering::dotOnMatricesComment(const ir::Operation& dot, const std::string& accumulator) {
@@ -331,15 +398,15 @@ bool KernelLowering::lowerDotOnMatrices(const ir::Operation& op, const RegisterT
   const ir::Value* v = op.result(0);
   if (auto carried = loopAccumulatorTiles_.find(&op); carried != loopAccumulatorTiles_.end()) {
     body_.comment(dotOnMatricesComment(op, "the accumulator stays in the tiles"));
-    recordDotOnMatrices(op, "tiles through the loop");
+    recordDotOnMatrices(op, "tiles through the loop", carried->second.bufAB.empty() ? 1 : 2);
     multiplyDotTiles(carried->second, op, a, b);
     defineScalar(v, "");  // no registers: the loop's yield carries the tiles (lowerFor)
     return true;
   }
   if (dotMatrixPlan(op).chunk == 0) return false;
   body_.comment(dotOnMatricesComment(op, "C through threadgroup memory"));
-  recordDotOnMatrices(op, "threadgroup memory");
-  const DotTiles tiles = beginDotTiles(op);
+  recordDotOnMatrices(op, "threadgroup memory", 1);
+  const DotTiles tiles = beginDotTiles(op, false);
   initDotTiles(tiles, operandTensor(op, 2));
   multiplyDotTiles(tiles, op, a, b);
   defineTensor(v, finishDotTiles(tiles, v));
