@@ -40,6 +40,10 @@ K16_LOOP = r'''    for (int kk0 = 0; kk0 < 32; kk0 += 16) {
 
 def transform(s, variant):
     n = 0
+    for v in variant.split(","):
+        if v.startswith("lb"):
+            s, c = re.subn(r"__launch_bounds__\(128\)", f"__launch_bounds__(128, {v[2:]})", s)
+            n += c
     if "k16" in variant:
         s = s.replace('\n\nextern "C" __global__', HELPERS + '\n\nextern "C" __global__', 1)
         s, c = re.subn(r"    for \(int kk0 = 0; kk0 < 32; kk0 \+= 8\) \{\n.*?\n    \}\n(?=    for \(int r = 0; r < 16; \+\+r\) a_ptrs_30)", lambda m: K16_LOOP, s, flags=re.S)
@@ -56,7 +60,7 @@ orig = gpu_bench.TmetalCli.compile
 def compile(self, *a, **k):
     c = orig(self, *a, **k)
     v = os.environ.get("VARIANT", "")
-    if "tg_dot_ab[4864]" not in c.source or not v:
+    if not ("tg_dot_ab[4864]" in c.source or "float tg_dot[4864]" in c.source) or not v:
         return c
     s, n = transform(c.source, v)
     print(f"[variant] {v}: {n} rewrites", file=sys.stderr)
