@@ -76,22 +76,27 @@ class Arr:
     """A pointer argument: shape, NumPy dtype and how to fill it."""
 
     shape: tuple
-    dtype: str
+    dtype: str  # a NumPy dtype, or "bfloat16": the bits, as uint16 (suite.py)
     fill: str = "normal"  # "normal", "zeros", "uniform" (0.5 to 1.5)
     scale: float = 1.0
 
+    @property
+    def storage(self) -> str:
+        return "uint16" if self.dtype == "bfloat16" else self.dtype
+
     def make(self, rng: np.random.Generator) -> np.ndarray:
         if self.fill == "zeros":
-            return np.zeros(self.shape, self.dtype)
+            return np.zeros(self.shape, self.storage)
         if self.fill == "uniform":
-            return rng.uniform(0.5, 1.5, self.shape).astype(self.dtype)
-        values = rng.standard_normal(self.shape, dtype=np.float32)
-        if self.scale != 1.0:
-            values *= self.scale
-        return values.astype(self.dtype)
+            values = rng.uniform(0.5, 1.5, self.shape).astype(np.float32)
+        else:
+            values = rng.standard_normal(self.shape, dtype=np.float32)
+            if self.scale != 1.0:
+                values *= self.scale
+        return suite.f32_to_bf16_bits(values) if self.dtype == "bfloat16" else values.astype(self.dtype)
 
     def stand_in(self) -> np.ndarray:
-        return np.zeros(16, self.dtype)
+        return np.zeros(16, self.storage)
 
 
 @dataclasses.dataclass
@@ -126,13 +131,15 @@ class BenchConfig:
         return self._case(make_args)
 
     def _case(self, make_args) -> Case:
+        bf16 = tuple(k for k, v in self.args.items() if isinstance(v, Arr) and v.dtype == "bfloat16")
         return Case(name=self.name, kernel=self.kernel, make_args=make_args, grid=self.grid,
                     reference=self.reference, outputs=self.outputs, constexprs=self.constexprs,
-                    num_warps=self.num_warps, tolerances=self.tolerances)
+                    num_warps=self.num_warps, tolerances=self.tolerances, bf16_args=bf16)
 
     def bytes_moved(self) -> int:
         """Bytes of all buffers, each counted once (read or written)."""
-        return sum(int(np.prod(v.shape)) * np.dtype(v.dtype).itemsize for v in self.args.values() if isinstance(v, Arr))
+        return sum(int(np.prod(v.shape)) * np.dtype(v.storage).itemsize for v in self.args.values()
+                   if isinstance(v, Arr))
 
 
 def _softmax_ref(x):
@@ -236,18 +243,23 @@ def larger_cases() -> list[BenchConfig]:
             reference=lambda a: {"sum_ptr": a["x_ptr"].astype(np.float64).sum(axis=0).astype(np.float32),
                                  "max_ptr": a["x_ptr"].max(axis=0)}, tolerances={"fp32": (1e-4, 1e-3)}))
     # A matmul as Triton's tutorial tiles it, large enough to be bound by
-    # arithmetic rather than by the launch: float16 in, float32 out.
+    # arithmetic rather than by the launch: float16 or bfloat16 in, float32 out.
     size = 2048
-    configs.append(
-        BenchConfig(
-            name=f"big_matmul_f16_{size}", kernel=linalg.matmul_kernel,
-            args={"a_ptr": Arr((size, size), "float16"), "b_ptr": Arr((size, size), "float16"),
-                  "c_ptr": Arr((size, size), "float32", "zeros"), "M": size, "N": size, "K": size,
-                  "stride_am": size, "stride_ak": 1, "stride_bk": size, "stride_bn": 1, "stride_cm": size,
-                  "stride_cn": 1}, grid=(cdiv(size, 64), cdiv(size, 64)),
-            constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, outputs=("c_ptr", ),
-            reference=lambda a: {"c_ptr": (a["a_ptr"].astype(np.float64) @ a["b_ptr"].astype(np.float64)).astype(
-                np.float32)}, tolerances={"fp32": (1e-3, 1e-3)}))
+
+    def as_f64(x: np.ndarray) -> np.ndarray:
+        return (suite.bf16_bits_to_f32(x) if x.dtype == np.uint16 else x).astype(np.float64)
+
+    for short, dtype in (("f16", "float16"), ("bf16", "bfloat16")):
+        configs.append(
+            BenchConfig(
+                name=f"big_matmul_{short}_{size}", kernel=linalg.matmul_kernel,
+                args={"a_ptr": Arr((size, size), dtype), "b_ptr": Arr((size, size), dtype),
+                      "c_ptr": Arr((size, size), "float32", "zeros"), "M": size, "N": size, "K": size,
+                      "stride_am": size, "stride_ak": 1, "stride_bk": size, "stride_bn": 1, "stride_cm": size,
+                      "stride_cn": 1}, grid=(cdiv(size, 64), cdiv(size, 64)),
+                constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, outputs=("c_ptr", ),
+                reference=lambda a: {"c_ptr": (as_f64(a["a_ptr"]) @ as_f64(a["b_ptr"])).astype(np.float32)},
+                tolerances={"fp32": (1e-3, 1e-3)}))
     return configs
 
 

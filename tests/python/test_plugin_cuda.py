@@ -177,7 +177,9 @@ def test_random_scan_on_cuda(cuda_driver, case):
 
 @pytest.mark.parametrize("case", random_dots.CASES, ids=random_dots._case_id)
 def test_random_dot_on_cuda(cuda_driver, case):
-    random_dots.run_case(case, **ON_CUDA)
+    random_dots.run_case(case, **ON_CUDA,
+                         bfloat16_to_device=lambda bits: torch.from_numpy(bits.view(np.int16).copy()).cuda().view(
+                             torch.bfloat16))
 
 
 @pytest.mark.parametrize("case", random_shapes.CASES, ids=random_shapes._case_id)

@@ -3,8 +3,8 @@
 Each case is a `tl.dot` of an MxK by a KxN block, accumulated over one to
 three K blocks in a loop (the staging buffers are then reused across trips),
 of random power-of-two extents, half the time with only a random part of A
-and B loaded (the rest masked off as zeros), in float32, float16 (float32
-accumulators) or int8 (int32 accumulators), compiled with a random layout
+and B loaded (the rest masked off as zeros), in float32, float16 or
+bfloat16 (float32 accumulators) or int8 (int32 accumulators), compiled with a random layout
 policy and SIMD-group count, and checked exactly against NumPy: the inputs
 are small integers, so every product and sum is exact.
 
@@ -26,7 +26,9 @@ import triton.language as tl
 import triton_metal
 
 POLICIES = ["COALESCED", "ROW_MAJOR", "COLUMN_MAJOR", "TILED", "DEFAULT"]
-DTYPES = {"float32": (np.float32, np.float32), "float16": (np.float16, np.float32), "int8": (np.int8, np.int32)}
+# bfloat16 inputs travel as their bits (NumPy has no bfloat16): float32 bits' high half.
+DTYPES = {"float32": (np.float32, np.float32), "float16": (np.float16, np.float32), "bfloat16": (np.uint16, np.float32),
+          "int8": (np.int8, np.int32)}
 EXTENTS = [16, 32, 64]
 # A and B staged in threadgroup memory must fit its 32 KB.
 THREADGROUP_BYTES = 32 * 1024
@@ -63,7 +65,7 @@ def _cases():
     cases = []
     while len(cases) < count:
         m, n, k = (rng.choice(EXTENTS) for _ in range(3))
-        dtype = rng.choice(list(DTYPES))
+        dtype = list(DTYPES)[len(cases) % len(DTYPES)]  # each type as often
         if not _fits(m, n, k, dtype):
             continue
         k_blocks = rng.choice([1, 1, 2, 3])
@@ -83,20 +85,25 @@ def _case_id(case):
     return f"{m}x{n}x{k}x{k_blocks}{masked}-{dtype}-{policy.lower()}-w{num_warps}"
 
 
-def run_case(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None) -> None:
+def run_case(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None,
+             bfloat16_to_device=lambda bits: triton_metal.tensor(bits, tl.bfloat16)) -> None:
     """Runs one case and checks it against NumPy (device hooks as in
-    test_random_reductions.run_case)."""
+    test_random_reductions.run_case; `bfloat16_to_device` takes the bits)."""
     (m, n, k), k_blocks, dtype, policy, num_warps, real = case
     element, accumulator = DTYPES[dtype]
     rng = np.random.default_rng(zlib.crc32(_case_id(case).encode()))
     depth = k * k_blocks
-    a = rng.integers(-4, 5, size=(m, depth)).astype(element)
-    b = rng.integers(-4, 5, size=(depth, n)).astype(element)
+    a = rng.integers(-4, 5, size=(m, depth))
+    b = rng.integers(-4, 5, size=(depth, n))
     rm, rn, rk = real
-    expected = a[:rm, :rk].astype(np.int64) @ b[:rk, :rn].astype(np.int64)
+    expected = a[:rm, :rk] @ b[:rk, :rn]
     expected = np.pad(expected, ((0, m - rm), (0, n - rn))).astype(accumulator)
+    if dtype == "bfloat16":  # small integers: exact in bfloat16
+        put = lambda x: bfloat16_to_device((x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16))
+    else:
+        put = lambda x: to_device(x.astype(element))
     c = to_device(np.zeros((m, n), accumulator))
-    dot_kernel[(1, )](to_device(a), to_device(b), c, *real, M=m, N=n, K=k, K_BLOCKS=k_blocks,
+    dot_kernel[(1, )](put(a), put(b), c, *real, M=m, N=n, K=k, K_BLOCKS=k_blocks,
                       INTEGER=dtype == "int8", num_warps=num_warps, layout=policy)
     synchronize()
     np.testing.assert_array_equal(to_host(c), expected, err_msg=_case_id(case))

@@ -60,6 +60,30 @@ TEST(Nvrtc, SimdGroupMatrixDotsCompileForTheOldestArchitectureTheyNeed) {
   EXPECT_FALSE(out.cubin.empty()) << "NVRTC gave no cubin for sm_75";
 }
 
+TEST(Nvrtc, Bfloat16MatrixDotsNeedSm80) {
+  // bfloat16's mma.sync exists from sm_80 (Ampere) on; below it the compile
+  // stops at a static_assert that says so.
+  TMETAL_REQUIRE_NVRTC();
+  std::string ttir = cudatest::readFile(cudatest::ttirDir() + "/matmul_f16_f32acc.ttir");
+  for (size_t at = ttir.find("f16>"); at != std::string::npos; at = ttir.find("f16>", at + 5))
+    ttir.replace(at, 4, "bf16>");
+  auto module = frontend::parseTtir(ttir, "matmul_bf16.ttir");
+  ir::verify(*module);
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  codegen::CompiledKernel kernel = codegen::compileKernel(*module, options);
+  EXPECT_EQ(kernel.metadata.layouts["dots"].at(0)["strategy"], "simdgroup_matrix");
+  runtime::cuda::NvrtcOutput out = runtime::cuda::compileWithNvrtc(kernel.source, "matmul_bf16.cu", {"sm_80", {}});
+  EXPECT_NE(out.ptx.find("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), std::string::npos) << out.ptx;
+  try {
+    runtime::cuda::compileWithNvrtc(kernel.source, "matmul_bf16.cu", {"sm_75", {}});
+    ADD_FAILURE() << "compiled for sm_75";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("bfloat16 SIMD-group matrices need sm_80 or newer"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Nvrtc, KernelWithAssertionsTakesTheDebugBuffer) {
   TMETAL_REQUIRE_NVRTC();
   codegen::CompileOptions options;

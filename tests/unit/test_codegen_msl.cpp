@@ -477,6 +477,25 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
   EXPECT_GT(count(source, "fma("), 0u) << source;
 }
 
+// bfloat16 inputs take the same path: simdgroup_bfloat8x8 (MSL 3.1, as the
+// bfloat type itself) on Metal, bf16 mma.sync on CUDA, staged as bfloat.
+TEST(CodegenDot, Bfloat16DotsRunOnSimdGroupMatricesOnBothTargets) {
+  std::string ttir = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.nodebug.ttir");
+  for (size_t at = ttir.find("f16>"); at != std::string::npos; at = ttir.find("f16>", at + 5)) ttir.replace(at, 4, "bf16>");
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+    const bool metal = options.target == "metal";
+    const codegen::CompiledKernel kernel = compileText(ttir, options);
+    EXPECT_EQ(kernel.metadata.layouts["dots"].at(0)["strategy"], "simdgroup_matrix");
+    const std::string& source = kernel.source;
+    EXPECT_EQ(count(source, metal ? "simdgroup_bfloat8x8 dot_" : "tmetal_bfloat8x8 dot_"), 2u) << source;  // A's, B's
+    EXPECT_EQ(count(source, metal ? "simdgroup_half8x8" : "tmetal_half8x8 dot_"), 0u) << source;
+    EXPECT_EQ(count(source, metal ? "threadgroup bfloat* tg_dot_ab = " : "__nv_bfloat16* tg_dot_ab = "), 1u) << source;
+    if (!metal) EXPECT_EQ(count(source, "TMETAL_MATRIX_PRODUCTS(tmetal_bfloat8x8, \"bf16\")"), 1u);
+  }
+}
+
 // A K loop's loads issue a trip early: the next trip's, guarded by there
 // being one, once this trip's operands are staged (after the dot's barrier)
 // and before its multiplies.

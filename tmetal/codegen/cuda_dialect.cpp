@@ -534,27 +534,43 @@ std::string CudaDialect::matrixLoadGroup(const std::vector<std::string>& tiles, 
 }
 
 std::string CudaDialect::matrixHelpers() const {
-  return R"(// Metal's 8x8 SIMD-group matrices (simdgroup_half8x8, simdgroup_float8x8)
-// on the warp's tensor cores. Lane 4g + t holds elements (g, 2t) and
-// (g, 2t + 1) of an A or accumulator tile, and (2t, g) and (2t + 1, g) of a
-// B tile: mma.sync's m16n8k8 operands, whose A rows 8-15 are left zero, so
-// that each call is one 8x8x8 product as on Metal.
+  return R"(// Metal's 8x8 SIMD-group matrices (simdgroup_half8x8, simdgroup_bfloat8x8,
+// simdgroup_float8x8) on the warp's tensor cores. Lane 4g + t holds
+// elements (g, 2t) and (g, 2t + 1) of an A or accumulator tile, and (2t, g)
+// and (2t + 1, g) of a B tile: mma.sync's m16n8k8 operands, whose A rows
+// 8-15 are left zero, so that each call is one 8x8x8 product as on Metal.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750
 #error "tt.dot on SIMD-group matrices uses mma.sync.m16n8k8 and ldmatrix: it needs sm_75 or newer"
 #endif
-struct tmetal_half8x8 { uint pair; };  // element 2t in the low half
+struct tmetal_half8x8 { uint pair; };    // element 2t in the low half
+struct tmetal_bfloat8x8 { uint pair; };  // the same for bfloat16 (products: sm_80 or newer)
 struct tmetal_float8x8 { float x0, x1; };
 // Tiles start a multiple of 8 elements into a 16-byte aligned array, rows a
 // multiple of 8 apart (c_emitter.h): each row is 16 aligned bytes, as
 // ldmatrix wants them (lanes 0-7 name the rows), and a lane's two elements
 // of a float row are one 8-byte access. ldmatrix gives each lane the
-// elements above, .trans those of the transpose.
-__device__ __forceinline__ void tmetal_matrix_load(tmetal_half8x8& m, const __half* p, int stride, bool transpose) {
+// elements above, .trans those of the transpose (16-bit tiles of either type).
+template <class Tile, class Element>
+__device__ __forceinline__ void tmetal_matrix_load(Tile& m, const Element* p, int stride, bool transpose) {
   const uint row = uint(__cvta_generic_to_shared(p + threadIdx.x % 8u * stride));
   if (transpose)
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(m.pair) : "r"(row) : "memory");
   else
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(m.pair) : "r"(row) : "memory");
+}
+// Four tiles in one ldmatrix: tile j from p + j * step (lanes 8j to 8j + 7
+// name its rows).
+template <class Tile, class Element>
+__device__ __forceinline__ void tmetal_matrix_load4(Tile& m0, Tile& m1, Tile& m2, Tile& m3, const Element* p, int step,
+                                                    int stride, bool transpose) {
+  const uint lane = threadIdx.x % 32u;
+  const uint row = uint(__cvta_generic_to_shared(p + int(lane / 8u) * step + int(lane % 8u) * stride));
+  if (transpose)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(m0.pair), "=r"(m1.pair), "=r"(m2.pair), "=r"(m3.pair) : "r"(row) : "memory");
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(m0.pair), "=r"(m1.pair), "=r"(m2.pair), "=r"(m3.pair) : "r"(row) : "memory");
 }
 __device__ __forceinline__ void tmetal_matrix_load(tmetal_float8x8& m, const float* p, int stride, bool transpose) {
   const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
@@ -571,49 +587,55 @@ __device__ __forceinline__ void tmetal_matrix_store(const tmetal_float8x8& m, fl
   const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
   *reinterpret_cast<float2*>(p + r * stride + c) = make_float2(m.x0, m.x1);
 }
-__device__ __forceinline__ void tmetal_matrix_mac(tmetal_float8x8& d, tmetal_half8x8 a, tmetal_half8x8 b,
-                                                  tmetal_float8x8 c) {
-  float rows8to15[2];
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%7, %8, %9, %10};"
-      : "=f"(d.x0), "=f"(d.x1), "=f"(rows8to15[0]), "=f"(rows8to15[1])
-      : "r"(a.pair), "r"(0u), "r"(b.pair), "f"(c.x0), "f"(c.x1), "f"(0.0f), "f"(0.0f));
-}
-// Two tiles of A over one of B: all 16 rows of the instruction.
-__device__ __forceinline__ void tmetal_matrix_mac2(tmetal_float8x8& d0, tmetal_float8x8& d1, tmetal_half8x8 a0,
-                                                   tmetal_half8x8 a1, tmetal_half8x8 b) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
-      : "+f"(d0.x0), "+f"(d0.x1), "+f"(d1.x0), "+f"(d1.x1)
-      : "r"(a0.pair), "r"(a1.pair), "r"(b.pair));
-}
-// The pair above over two K tiles as well (a0k, a1k, bk: 8 further along
-// K), as m16n8k16's A and B registers take them; sm_80 has the instruction.
-__device__ __forceinline__ void tmetal_matrix_mac2_k16(tmetal_float8x8& d0, tmetal_float8x8& d1, tmetal_half8x8 a0,
-                                                       tmetal_half8x8 a1, tmetal_half8x8 a0k, tmetal_half8x8 a1k,
-                                                       tmetal_half8x8 b, tmetal_half8x8 bk) {
+// The products of 16-bit tiles of one type (PTX's name for it: f16, bf16):
+// one tile; two tiles of A over one of B (all 16 rows of the instruction);
+// that pair over two K tiles as well (a0k, a1k, bk: 8 further along K), as
+// m16n8k16's A and B registers take them (sm_80; two m16n8k8 before it).
+#define TMETAL_MATRIX_PRODUCTS(Tile, type)                                                                           \
+  __device__ __forceinline__ void tmetal_matrix_mac(tmetal_float8x8& d, Tile a, Tile b, tmetal_float8x8 c) {         \
+    float rows8to15[2];                                                                                              \
+    asm("mma.sync.aligned.m16n8k8.row.col.f32." type "." type ".f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "              \
+        "{%7, %8, %9, %10};"                                                                                         \
+        : "=f"(d.x0), "=f"(d.x1), "=f"(rows8to15[0]), "=f"(rows8to15[1])                                             \
+        : "r"(a.pair), "r"(0u), "r"(b.pair), "f"(c.x0), "f"(c.x1), "f"(0.0f), "f"(0.0f));                            \
+  }                                                                                                                  \
+  __device__ __forceinline__ void tmetal_matrix_mac2(tmetal_float8x8& d0, tmetal_float8x8& d1, Tile a0, Tile a1,     \
+                                                     Tile b) {                                                       \
+    asm("mma.sync.aligned.m16n8k8.row.col.f32." type "." type ".f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, "              \
+        "{%0, %1, %2, %3};"                                                                                          \
+        : "+f"(d0.x0), "+f"(d0.x1), "+f"(d1.x0), "+f"(d1.x1)                                                         \
+        : "r"(a0.pair), "r"(a1.pair), "r"(b.pair));                                                                  \
+  }                                                                                                                  \
+  __device__ __forceinline__ void tmetal_matrix_mac2_k16(tmetal_float8x8& d0, tmetal_float8x8& d1, Tile a0, Tile a1, \
+                                                         Tile a0k, Tile a1k, Tile b, Tile bk) {                      \
+    TMETAL_MATRIX_K16(type)                                                                                          \
+  }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  tmetal_matrix_mac2(d0, d1, a0, a1, b);
+#define TMETAL_MATRIX_K16(type)          \
+  tmetal_matrix_mac2(d0, d1, a0, a1, b); \
   tmetal_matrix_mac2(d0, d1, a0k, a1k, bk);
 #else
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};"
-      : "+f"(d0.x0), "+f"(d0.x1), "+f"(d1.x0), "+f"(d1.x1)
+#define TMETAL_MATRIX_K16(type)                                                                                  \
+  asm("mma.sync.aligned.m16n8k16.row.col.f32." type "." type ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "         \
+      "{%8, %9}, {%0, %1, %2, %3};"                                                                              \
+      : "+f"(d0.x0), "+f"(d0.x1), "+f"(d1.x0), "+f"(d1.x1)                                                       \
       : "r"(a0.pair), "r"(a1.pair), "r"(a0k.pair), "r"(a1k.pair), "r"(b.pair), "r"(bk.pair));
 #endif
-}
-// Four tiles in one ldmatrix: tile j from p + j * step (lanes 8j to 8j + 7
-// name its rows).
-__device__ __forceinline__ void tmetal_matrix_load4(tmetal_half8x8& m0, tmetal_half8x8& m1, tmetal_half8x8& m2,
-                                                    tmetal_half8x8& m3, const __half* p, int step, int stride,
-                                                    bool transpose) {
-  const uint lane = threadIdx.x % 32u;
-  const uint row = uint(__cvta_generic_to_shared(p + int(lane / 8u) * step + int(lane % 8u) * stride));
-  if (transpose)
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(m0.pair), "=r"(m1.pair), "=r"(m2.pair), "=r"(m3.pair) : "r"(row) : "memory");
-  else
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(m0.pair), "=r"(m1.pair), "=r"(m2.pair), "=r"(m3.pair) : "r"(row) : "memory");
-}
+TMETAL_MATRIX_PRODUCTS(tmetal_half8x8, "f16")
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+TMETAL_MATRIX_PRODUCTS(tmetal_bfloat8x8, "bf16")
+#else
+// What a bfloat16 product calls instead, so that its compile stops here.
+#define TMETAL_NO_BFLOAT_PRODUCT(name) \
+  template <class... A>                \
+  __device__ void name(A&&...) { static_assert(sizeof...(A) == 0, "bfloat16 SIMD-group matrices need sm_80 or newer"); }
+TMETAL_NO_BFLOAT_PRODUCT(tmetal_matrix_mac)
+TMETAL_NO_BFLOAT_PRODUCT(tmetal_matrix_mac2)
+TMETAL_NO_BFLOAT_PRODUCT(tmetal_matrix_mac2_k16)
+#undef TMETAL_NO_BFLOAT_PRODUCT
+#endif
+#undef TMETAL_MATRIX_PRODUCTS
+#undef TMETAL_MATRIX_K16
 )";
 }
 

@@ -106,7 +106,8 @@ class CudaDialect : public CEmitter {
   std::string simdBroadcast(const std::string& x, ir::ScalarKind k, const std::string& lane) const override;
 
   std::string matrixType(ir::ScalarKind k) const override {
-    return k == ir::ScalarKind::F16 ? "tmetal_half8x8" : "tmetal_float8x8";
+    if (k == ir::ScalarKind::F16) return "tmetal_half8x8";
+    return k == ir::ScalarKind::BF16 ? "tmetal_bfloat8x8" : "tmetal_float8x8";
   }
   std::string matrixZero(ir::ScalarKind k) const override { return matrixType(k) + "{}"; }
   std::string matrixLoad(const std::string& m, const std::string& ptr, int64_t stride, bool transpose,

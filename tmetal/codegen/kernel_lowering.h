@@ -240,6 +240,9 @@ class KernelLowering {
     std::string colInBlock(const std::string& t) const;
     std::string cTile(const std::string& t) const;
   };
+  // The element type in which a tt.dot's operand is staged and multiplied
+  // (8-bit floats as f16).
+  static ir::ScalarKind stagedKind(const ir::Operation& dot, size_t operand = 0);
   // The plan of a tt.dot, decided once (chunk 0: it stays on FMAs).
   const DotMatrixPlan& dotMatrixPlan(const ir::Operation& dot);
   // The tt.dot on matrices whose f32 accumulator is the loop's carried value

@@ -72,18 +72,21 @@ DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
   return plan;
 }
 
+ScalarKind KernelLowering::stagedKind(const ir::Operation& dot, size_t operand) {
+  // 8-bit floats are widened to f16 before the product (lowerDot).
+  const ScalarKind k = dot.operand(operand)->type().element().scalarKind();
+  return ir::isFloat8Kind(k) ? ScalarKind::F16 : k;
+}
+
 const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
   auto [planned, isNew] = dotMatrixPlans_.try_emplace(&dot);
   if (!isNew) return planned->second;  // the second copy of a loop body decides as the first
-  // 8-bit floats are widened to f16 before the product (lowerDot).
-  auto isHalf = [](const ir::Type& t) {
-    const ScalarKind k = t.element().scalarKind();
-    return k == ScalarKind::F16 || ir::isFloat8Kind(k);
-  };
   const ir::Type& a = dot.operand(0)->type();
   const ir::Type& b = dot.operand(1)->type();
   const ScalarKind acc = dot.result(0)->type().element().scalarKind();
-  if (a.shape().size() != 2 || !isHalf(a) || !isHalf(b) || (acc != ScalarKind::F32 && acc != ScalarKind::F16))
+  const ScalarKind tiles = stagedKind(dot);
+  if (a.shape().size() != 2 || tiles != stagedKind(dot, 1) || (tiles != ScalarKind::F16 && tiles != ScalarKind::BF16) ||
+      (acc != ScalarKind::F32 && acc != ScalarKind::F16))
     return planned->second;
   DotMatrixPlan plan = planDotOnMatrices(a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
                                          [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); });
@@ -131,7 +134,7 @@ KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot,
   if (acrossTrips && t.plan.chunk == k && threadgroupMemory_.hasRoomFor(sharedBytes)) {
     t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), sharedBytes / 4,
                                "dot_c and two trips of dot_ab at " + dot.loc().userPos().str(), true);
-    t.bufAB = threadgroupView(t.bufC, ir::Type::f16(), "tg_dot_ab");
+    t.bufAB = threadgroupView(t.bufC, ir::Type::scalar(stagedKind(dot)), "tg_dot_ab");
     t.abElements = abBytes / 2;
     t.trip = newName("dot_trip");
     body_.line("int " + t.trip + " = 0;");
@@ -258,8 +261,9 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(rows) + "; " + kk +
                " += " + std::to_string(8 * kTiles) + ")");
     const std::string aTiles = newName("dot_a_tiles"), bTiles = newName("dot_b_tiles");
-    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + aTiles + "[" + std::to_string(kTiles * t.plan.tilesM) + "];");
-    body_.line(dialect_.matrixType(ScalarKind::F16) + " " + bTiles + "[" + std::to_string(kTiles * t.plan.tilesN) + "];");
+    const std::string tileType = dialect_.matrixType(a.element.scalarKind());
+    body_.line(tileType + " " + aTiles + "[" + std::to_string(kTiles * t.plan.tilesM) + "];");
+    body_.line(tileType + " " + bTiles + "[" + std::to_string(kTiles * t.plan.tilesN) + "];");
     for (int64_t s = 0; s < kTiles; ++s) {
       const std::string k0 = s == 0 ? kk : "(" + kk + " + " + std::to_string(8 * s) + ")";
       auto aTile = [&](const std::string& i) {

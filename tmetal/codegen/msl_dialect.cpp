@@ -282,7 +282,9 @@ std::string MslDialect::atomicCas(const std::string& ptr, const std::string& exp
 }
 
 std::string MslDialect::matrixType(ScalarKind k) const {
-  return k == ScalarKind::F16 ? "simdgroup_half8x8" : "simdgroup_float8x8";
+  if (k == ScalarKind::F16) return "simdgroup_half8x8";
+  if (k == ScalarKind::BF16) return "simdgroup_bfloat8x8";  // MSL 3.1, as bfloat itself
+  return "simdgroup_float8x8";
 }
 
 std::string MslDialect::matrixZero(ScalarKind k) const {
