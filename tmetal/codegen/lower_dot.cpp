@@ -2,8 +2,8 @@
 // barrier), then every thread accumulates its own registers of C with FMAs,
 // loading each row of A and each column of B it needs once per k. This is
 // the classic register-tiled threadgroup-memory GEMM, for what SIMD-group
-// matrices do not take (lower_dot_matrix.cpp: f16 inputs, extents of
-// whole 8x8 tiles). 8-bit float operands are widened to f16 (exactly) in
+// matrices do not take (lower_dot_matrix.cpp: f16 or bf16 inputs, extents
+// of whole 8x8 tiles). 8-bit float operands are widened to f16 (exactly) in
 // registers first, so the staged tiles and the FMAs are those of f16 dots.
 #include <algorithm>
 #include <map>

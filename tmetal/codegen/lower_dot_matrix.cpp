@@ -1,5 +1,6 @@
-// tt.dot of f16 inputs on 8x8 SIMD-group matrices (simdgroup_half8x8 and
-// simdgroup_float8x8 on Metal, tensor cores on CUDA): A and B go through
+// tt.dot of f16 or bf16 inputs on 8x8 SIMD-group matrices
+// (simdgroup_half8x8 or simdgroup_bfloat8x8, and simdgroup_float8x8
+// accumulators on Metal; tensor cores on CUDA): A and B go through
 // threadgroup memory, and each SIMD group multiplies a block of C's 8x8
 // tiles with simdgroup_multiply_accumulate over K. Metal's tiles are loaded
 // from and stored to threadgroup memory only (which lanes hold which
