@@ -147,13 +147,11 @@ def test_wrong_scalar_type_is_reported(codegen_emulator):
 
 @triton.jit
 def two_dots_kernel(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
-    # IEEE products: the FMA loop, which stages A and B whole (tf32 would
-    # take float SIMD-group matrices and stage K in chunks).
     i = tl.arange(0, N)
     offs = i[:, None] * N + i[None, :]
     b = tl.load(b_ptr + offs)
-    c = tl.dot(tl.load(a_ptr + offs), b, input_precision="ieee")
-    tl.store(out_ptr + offs, tl.dot(c, b, input_precision="ieee"))
+    c = tl.dot(tl.load(a_ptr + offs), b)
+    tl.store(out_ptr + offs, tl.dot(c, b))
 
 
 def test_ops_past_the_threadgroup_memory_limit_reuse_earlier_ops_buffers(codegen_emulator):

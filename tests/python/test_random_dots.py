@@ -4,9 +4,7 @@ Each case is a `tl.dot` of an MxK by a KxN block, accumulated over one to
 three K blocks in a loop (the staging buffers are then reused across trips),
 of random power-of-two extents, half the time with only a random part of A
 and B loaded (the rest masked off as zeros), in float32, float16 or
-bfloat16 (float32 accumulators) or int8 (int32 accumulators), float32 with
-input_precision "tf32" (float SIMD-group matrices) or "ieee" (the FMA
-loop), compiled with a random layout
+bfloat16 (float32 accumulators) or int8 (int32 accumulators), compiled with a random layout
 policy and SIMD-group count, and checked exactly against NumPy: the inputs
 are small integers, so every product and sum is exact.
 
@@ -38,7 +36,7 @@ THREADGROUP_BYTES = 32 * 1024
 
 @triton.jit
 def dot_kernel(a_ptr, b_ptr, c_ptr, m, n, k, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
-               K_BLOCKS: tl.constexpr, INTEGER: tl.constexpr, PRECISION: tl.constexpr):
+               K_BLOCKS: tl.constexpr, INTEGER: tl.constexpr):
     rm = tl.arange(0, M)[:, None]
     rn = tl.arange(0, N)[None, :]
     rk = tl.arange(0, K)
@@ -52,7 +50,7 @@ def dot_kernel(a_ptr, b_ptr, c_ptr, m, n, k, M: tl.constexpr, N: tl.constexpr, K
         # Elements past (m, n, k) are masked off and read as 0.
         a = tl.load(a_ptr + rm * (K * K_BLOCKS) + a_cols, mask=(rm < m) & (a_cols < k), other=0)
         b = tl.load(b_ptr + b_rows * N + rn, mask=(b_rows < k) & (rn < n), other=0)
-        acc += tl.dot(a, b, input_precision=PRECISION)
+        acc += tl.dot(a, b)
     tl.store(c_ptr + rm * N + rn, acc)
 
 
@@ -74,8 +72,7 @@ def _cases():
         full = (m, n, k * k_blocks)
         # Half the cases read a random part of A and B, the rest all of them.
         real = tuple(rng.randint(1, e) for e in full) if rng.random() < 0.5 else full
-        precision = rng.choice(["tf32", "ieee"]) if dtype == "float32" else None
-        cases.append(((m, n, k), k_blocks, dtype, rng.choice(POLICIES), rng.choice([1, 2, 4, 8]), real, precision))
+        cases.append(((m, n, k), k_blocks, dtype, rng.choice(POLICIES), rng.choice([1, 2, 4, 8]), real))
     return cases
 
 
@@ -83,16 +80,16 @@ CASES = _cases()
 
 
 def _case_id(case):
-    (m, n, k), k_blocks, dtype, policy, num_warps, real, precision = case
+    (m, n, k), k_blocks, dtype, policy, num_warps, real = case
     masked = "" if real == (m, n, k * k_blocks) else "-real" + "x".join(map(str, real))
-    return f"{m}x{n}x{k}x{k_blocks}{masked}-{dtype}{'-' + precision if precision else ''}-{policy.lower()}-w{num_warps}"
+    return f"{m}x{n}x{k}x{k_blocks}{masked}-{dtype}-{policy.lower()}-w{num_warps}"
 
 
 def run_case(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None,
              bfloat16_to_device=lambda bits: triton_metal.tensor(bits, tl.bfloat16)) -> None:
     """Runs one case and checks it against NumPy (device hooks as in
     test_random_reductions.run_case; `bfloat16_to_device` takes the bits)."""
-    (m, n, k), k_blocks, dtype, policy, num_warps, real, precision = case
+    (m, n, k), k_blocks, dtype, policy, num_warps, real = case
     element, accumulator = DTYPES[dtype]
     rng = np.random.default_rng(zlib.crc32(_case_id(case).encode()))
     depth = k * k_blocks
@@ -107,7 +104,7 @@ def run_case(case, to_device=triton_metal.tensor, to_host=np.asarray, synchroniz
         put = lambda x: to_device(x.astype(element))
     c = to_device(np.zeros((m, n), accumulator))
     dot_kernel[(1, )](put(a), put(b), c, *real, M=m, N=n, K=k, K_BLOCKS=k_blocks,
-                      INTEGER=dtype == "int8", PRECISION=precision, num_warps=num_warps, layout=policy)
+                      INTEGER=dtype == "int8", num_warps=num_warps, layout=policy)
     synchronize()
     np.testing.assert_array_equal(to_host(c), expected, err_msg=_case_id(case))
 

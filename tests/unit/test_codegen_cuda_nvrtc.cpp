@@ -84,30 +84,6 @@ TEST(Nvrtc, Bfloat16MatrixDotsNeedSm80) {
   }
 }
 
-TEST(Nvrtc, Float32MatrixDotsAreThreeTf32ProductsFromSm80) {
-  TMETAL_REQUIRE_NVRTC();
-  std::string ttir = cudatest::readFile(cudatest::ttirDir() + "/matmul_f16_f32acc.ttir");
-  for (size_t at = ttir.find("f16>"); at != std::string::npos; at = ttir.find("f16>", at + 4))
-    ttir.replace(at, 4, "f32>");
-  auto module = frontend::parseTtir(ttir, "matmul_f32.ttir");
-  ir::verify(*module);
-  codegen::CompileOptions options;
-  options.target = "cuda";
-  codegen::CompiledKernel kernel = codegen::compileKernel(*module, options);
-  EXPECT_EQ(kernel.metadata.layouts["dots"].at(0)["strategy"], "simdgroup_matrix");
-  runtime::cuda::NvrtcOutput out = runtime::cuda::compileWithNvrtc(kernel.source, "matmul_f32.cu", {"sm_80", {}});
-  EXPECT_NE(out.ptx.find("cvt.rna.tf32.f32"), std::string::npos) << out.ptx;
-  EXPECT_NE(out.ptx.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos) << out.ptx;
-  try {
-    runtime::cuda::compileWithNvrtc(kernel.source, "matmul_f32.cu", {"sm_75", {}});
-    ADD_FAILURE() << "compiled for sm_75";
-  } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("float SIMD-group matrices (tf32 products) need sm_80 or newer"),
-              std::string::npos)
-        << e.what();
-  }
-}
-
 TEST(Nvrtc, KernelWithAssertionsTakesTheDebugBuffer) {
   TMETAL_REQUIRE_NVRTC();
   codegen::CompileOptions options;

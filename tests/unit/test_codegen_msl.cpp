@@ -26,21 +26,6 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
-std::string replaceAll(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
-
-// A float dot's TTIR with int8 inputs and an int32 accumulator instead.
-std::string int8Dot(const std::string& ttir) {
-  std::string text = ttir;
-  for (const auto& [from, to] : {std::pair{"xf16>", "xi8>"}, {"<f16>", "<i8>"}, {"xf32>", "xi32>"}, {"<f32>", "<i32>"},
-                                 {"dense<0.000000e+00>", "dense<0>"}})
-    text = replaceAll(text, from, to);
-  return text;
-}
-
 codegen::CompiledKernel compileText(const std::string& ttir, codegen::CompileOptions options = {}) {
   auto module = frontend::parseTtir(ttir, "kernel.ttir");
   ir::verify(*module);
@@ -477,44 +462,26 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
     // instruction 16 rows and 16 of K deep multiplies both over two K tiles.
     EXPECT_EQ(count(source, metal ? "simdgroup_multiply_accumulate(" : "tmetal_matrix_mac2_k16("), 1u) << source;
     EXPECT_EQ(count(source, metal ? "simdgroup_half8x8 " : "tmetal_half8x8 "), 2u) << source;
-    // The helpers for one and two 16-bit tiles, and float's three tf32 products.
-    EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k8"), metal ? 0u : 3u) << whole;
+    EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k8"), metal ? 0u : 2u) << whole;  // the helpers for one and two tiles
     EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k16"), metal ? 0u : 1u) << whole;
     if (metal) EXPECT_EQ(count(source, "fma("), 0u) << source;
   }
-  // float32 inputs multiply float tiles: on CUDA as three tf32 products each.
-  const std::string f32 = replaceAll(
-      replaceAll(readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.ttir"), "xf16>", "xf32>"),
-      "<f16>", "<f32>");
-  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
-    const codegen::CompiledKernel kernel = compileText(f32, options);
-    EXPECT_EQ(kernel.metadata.layouts["dots"].at(0)["strategy"], "simdgroup_matrix");
-    const std::string& source = kernel.source;
-    if (options.target == "metal") {
-      EXPECT_EQ(count(source, "simdgroup_float8x8 dot_a_tiles["), 1u) << source;
-    } else {
-      EXPECT_EQ(count(source, "tmetal_matrix_load_operand(dot_a_tiles["), 1u) << source;
-      EXPECT_EQ(count(source, "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), 1u) << source;
-    }
-  }
-  // inputPrecision = ieee (the attribute's default) asks for IEEE products:
-  // the FMA loop.
-  ASSERT_NE(f32.find("inputPrecision = tf32"), std::string::npos);
-  EXPECT_EQ(compileText(replaceAll(f32, "inputPrecision = tf32", "inputPrecision = ieee")).metadata.layouts["dots"].at(0)["strategy"], "fma");
-  EXPECT_EQ(compileText(replaceAll(f32, ", inputPrecision = tf32", "")).metadata.layouts["dots"].at(0)["strategy"], "fma");
-  // Integer inputs keep the FMA loop.
-  const codegen::CompiledKernel fma = compileText(int8Dot(f32));
+  // float32 inputs keep the FMA loop (no f32 tiles on tensor cores at full precision).
+  std::string f32 = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.ttir");
+  for (size_t at = f32.find("xf16>"); at != std::string::npos; at = f32.find("xf16>", at)) f32.replace(at, 5, "xf32>");
+  for (size_t at = f32.find("<f16>"); at != std::string::npos; at = f32.find("<f16>", at)) f32.replace(at, 5, "<f32>");
+  const codegen::CompiledKernel fma = compileText(f32);
   const std::string& source = fma.source;
   EXPECT_EQ(fma.metadata.layouts["dots"].at(0)["strategy"], "fma");
   EXPECT_EQ(count(source, "simdgroup_multiply_accumulate("), 0u) << source;
-  EXPECT_GT(count(source, " += "), 0u) << source;
+  EXPECT_GT(count(source, "fma("), 0u) << source;
 }
 
 // bfloat16 inputs take the same path: simdgroup_bfloat8x8 (MSL 3.1, as the
 // bfloat type itself) on Metal, bf16 mma.sync on CUDA, staged as bfloat.
 TEST(CodegenDot, Bfloat16DotsRunOnSimdGroupMatricesOnBothTargets) {
-  const std::string ttir =
-      replaceAll(readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.nodebug.ttir"), "f16>", "bf16>");
+  std::string ttir = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.nodebug.ttir");
+  for (size_t at = ttir.find("f16>"); at != std::string::npos; at = ttir.find("f16>", at + 5)) ttir.replace(at, 4, "bf16>");
   codegen::CompileOptions cuda;
   cuda.target = "cuda";
   for (const auto& options : {codegen::CompileOptions{}, cuda}) {
@@ -639,13 +606,18 @@ TEST(CodegenDot, AlignedRunsOfStagedOperandsAreWrittenAsVectors) {
     const std::string elements = compileCase("matmul_f16_f32acc", options).source;
     EXPECT_EQ(count(elements, "*>(dot_ab + "), 0u) << elements;
   }
-  // The FMA path's staging too: the block-pointer matmul in int8, A in char4s.
-  const std::string i8 = replaceAll(
-      int8Dot(readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_block_ptr_f16.nodebug.ttir")),
-      "arith.truncf", "arith.trunci");
-  const codegen::CompiledKernel fma = compileText(i8);
+  // The FMA path's staging too: the block-pointer matmul in float32 (its
+  // f32 -> f16 truncation of C dropped), A in float4s.
+  std::string f32 = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_block_ptr_f16.nodebug.ttir");
+  for (size_t at = f32.find("xf16>"); at != std::string::npos; at = f32.find("xf16>", at)) f32.replace(at, 5, "xf32>");
+  for (size_t at = f32.find("<f16>"); at != std::string::npos; at = f32.find("<f16>", at)) f32.replace(at, 5, "<f32>");
+  const std::string truncation = "    %13 = arith.truncf %11#2 : tensor<32x32xf32> to tensor<32x32xf32>\n";
+  ASSERT_NE(f32.find(truncation), std::string::npos);
+  f32.erase(f32.find(truncation), truncation.size());
+  f32.replace(f32.find("tt.store %28, %13,"), 18, "tt.store %28, %11#2,");
+  const codegen::CompiledKernel fma = compileText(f32);
   EXPECT_EQ(fma.metadata.layouts["dots"].at(0)["strategy"], "fma");
-  EXPECT_EQ(count(fma.source, "*reinterpret_cast<threadgroup char4*>(tg_dot_a + "), 1u) << fma.source;
+  EXPECT_EQ(count(fma.source, "*reinterpret_cast<threadgroup float4*>(tg_dot_a + "), 1u) << fma.source;
 }
 
 TEST(CodegenMsl, FastMathSwitchesTheMathNamespace) {

@@ -180,16 +180,16 @@ class CEmitter {
   virtual std::string matrixMultiplyAccumulatePair(const std::string& d0, const std::string& d1,
                                                    const std::string& a0, const std::string& a1,
                                                    const std::string& b) const;
-  // Tiles of kind k that one load statement takes (matrixLoadGroup), where
-  // the target loads several at once.
-  virtual int matrixLoadGroup(ir::ScalarKind k) const { (void)k; return 1; }
+  // Tiles that one load statement takes (matrixLoadGroup), where the target
+  // loads several at once.
+  virtual int matrixLoadGroup() const { return 1; }
   // Loads tiles[j] as matrixLoad would from ptr + j * tileStep.
   virtual std::string matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr,
                                       int64_t tileStep, int64_t stride, bool transpose, MatrixRole role) const;
-  // Whether the target's instruction multiplies two tiles of kind k deep in
-  // K as well, so that a pair over two K tiles is one
+  // Whether the target's instruction multiplies two tiles deep in K as
+  // well, so that a pair over two K tiles is one
   // matrixMultiplyAccumulatePairAlongK (needs pairsMatrixMultiplies).
-  virtual bool pairsMatrixMultipliesAlongK(ir::ScalarKind k) const { (void)k; return false; }
+  virtual bool pairsMatrixMultipliesAlongK() const { return false; }
   // d0 += a0 * b + a0k * bk and d1 += a1 * b + a1k * bk in one statement:
   // a0k, a1k and bk are the tiles 8 further along K.
   virtual std::string matrixMultiplyAccumulatePairAlongK(const std::string& d0, const std::string& d1,

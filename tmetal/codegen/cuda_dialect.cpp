@@ -519,12 +519,10 @@ std::string CudaDialect::atomicCas(const std::string& ptr, const std::string& ex
 
 // A B tile's lanes hold the elements an A tile's lanes would hold of its
 // transpose (matrixHelpers), so a B tile loads with `transpose` flipped.
-// Operand and accumulator tiles differ for float elements (tf32's fragments).
 std::string CudaDialect::matrixLoad(const std::string& m, const std::string& ptr, int64_t stride, bool transpose,
                                     MatrixRole role) const {
   const bool flipped = role == MatrixRole::B ? !transpose : transpose;
-  return std::string(role == MatrixRole::Accumulator ? "tmetal_matrix_load(" : "tmetal_matrix_load_operand(") + m +
-         ", " + ptr + ", " + std::to_string(stride) + ", " + boolLiteral(flipped) + ");";
+  return "tmetal_matrix_load(" + m + ", " + ptr + ", " + std::to_string(stride) + ", " + boolLiteral(flipped) + ");";
 }
 
 std::string CudaDialect::matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr,
@@ -553,7 +551,7 @@ struct tmetal_float8x8 { float x0, x1; };
 // of a float row are one 8-byte access. ldmatrix gives each lane the
 // elements above, .trans those of the transpose (16-bit tiles of either type).
 template <class Tile, class Element>
-__device__ __forceinline__ void tmetal_matrix_load_operand(Tile& m, const Element* p, int stride, bool transpose) {
+__device__ __forceinline__ void tmetal_matrix_load(Tile& m, const Element* p, int stride, bool transpose) {
   const uint row = uint(__cvta_generic_to_shared(p + threadIdx.x % 8u * stride));
   if (transpose)
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(m.pair) : "r"(row) : "memory");
@@ -584,14 +582,6 @@ __device__ __forceinline__ void tmetal_matrix_load(tmetal_float8x8& m, const flo
   }
   m.x0 = p[c * stride + r];
   m.x1 = p[(c + 1) * stride + r];
-}
-// A float A tile as tf32's m16n8k8 takes it: lane 4g + t holds elements
-// (g, t) and (g, t + 4); a B tile, loaded transposed, (t, g) and (t + 4, g).
-__device__ __forceinline__ void tmetal_matrix_load_operand(tmetal_float8x8& m, const float* p, int stride,
-                                                           bool transpose) {
-  const int lane = threadIdx.x % 32u, g = lane / 4, t = lane % 4;
-  m.x0 = transpose ? p[t * stride + g] : p[g * stride + t];
-  m.x1 = transpose ? p[(t + 4) * stride + g] : p[g * stride + t + 4];
 }
 __device__ __forceinline__ void tmetal_matrix_store(const tmetal_float8x8& m, float* p, int stride) {
   const int lane = threadIdx.x % 32u, r = lane / 4, c = lane % 4 * 2;
@@ -646,57 +636,6 @@ TMETAL_NO_BFLOAT_PRODUCT(tmetal_matrix_mac2_k16)
 #endif
 #undef TMETAL_MATRIX_PRODUCTS
 #undef TMETAL_MATRIX_K16
-// Float tiles: Metal multiplies them in float; tensor cores only in tf32 (a
-// 10-bit mantissa). So each element is split into a tf32 part and the tf32
-// rest, x = big + small, and a * b is big * big + big * small + small * big
-// (small * small, about 2^-22 of it, is left out): three tf32 products, near
-// float accuracy (the 3xTF32 method of NVIDIA's CUTLASS; Triton's
-// input_precision="tf32x3").
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-__device__ __forceinline__ void tmetal_tf32_split(float x, uint& big, uint& small) {
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(small) : "f"(x - __uint_as_float(big)));
-}
-// d += a * b over 16 rows: A's rows 0-7 from `top`, 8-15 from `bottom`.
-__device__ __forceinline__ void tmetal_tf32x3(float& d0, float& d1, float& d2, float& d3, tmetal_float8x8 top,
-                                              tmetal_float8x8 bottom, tmetal_float8x8 b) {
-  uint ab[4], as[4], bb[2], bs[2];
-  tmetal_tf32_split(top.x0, ab[0], as[0]);
-  tmetal_tf32_split(bottom.x0, ab[1], as[1]);
-  tmetal_tf32_split(top.x1, ab[2], as[2]);
-  tmetal_tf32_split(bottom.x1, ab[3], as[3]);
-  tmetal_tf32_split(b.x0, bb[0], bs[0]);
-  tmetal_tf32_split(b.x1, bb[1], bs[1]);
-#define TMETAL_TF32_MMA(a, b)                                                                                     \
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "        \
-      "{%0, %1, %2, %3};"                                                                                        \
-      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)                                                                   \
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
-  TMETAL_TF32_MMA(as, bb);
-  TMETAL_TF32_MMA(ab, bs);
-  TMETAL_TF32_MMA(ab, bb);
-#undef TMETAL_TF32_MMA
-}
-__device__ __forceinline__ void tmetal_matrix_mac(tmetal_float8x8& d, tmetal_float8x8 a, tmetal_float8x8 b,
-                                                  tmetal_float8x8 c) {
-  float rows8to15[2] = {0.0f, 0.0f};
-  d = c;
-  tmetal_tf32x3(d.x0, d.x1, rows8to15[0], rows8to15[1], a, tmetal_float8x8{}, b);
-}
-__device__ __forceinline__ void tmetal_matrix_mac2(tmetal_float8x8& d0, tmetal_float8x8& d1, tmetal_float8x8 a0,
-                                                   tmetal_float8x8 a1, tmetal_float8x8 b) {
-  tmetal_tf32x3(d0.x0, d0.x1, d1.x0, d1.x1, a0, a1, b);
-}
-#else
-template <class... A>
-__device__ void tmetal_matrix_mac2(tmetal_float8x8&, tmetal_float8x8&, tmetal_float8x8, A&&...) {
-  static_assert(sizeof...(A) == 0, "float SIMD-group matrices (tf32 products) need sm_80 or newer");
-}
-template <class... A>
-__device__ void tmetal_matrix_mac(tmetal_float8x8&, tmetal_float8x8, A&&...) {
-  static_assert(sizeof...(A) == 0, "float SIMD-group matrices (tf32 products) need sm_80 or newer");
-}
-#endif
 )";
 }
 

@@ -127,10 +127,10 @@ class CudaDialect : public CEmitter {
   // ldmatrix .x4 and mma m16n8k16: a quarter of the loads and half the
   // multiplies of x1 and m16n8k8 (2048^3 f16 on an H100: 119 -> 110 us,
   // bench/results/2026-11-27-h100-double-buffered-dots/).
-  int matrixLoadGroup(ir::ScalarKind k) const override { return k == ir::ScalarKind::F32 ? 1 : 4; }
+  int matrixLoadGroup() const override { return 4; }
   std::string matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr, int64_t tileStep,
                               int64_t stride, bool transpose, MatrixRole role) const override;
-  bool pairsMatrixMultipliesAlongK(ir::ScalarKind k) const override { return k != ir::ScalarKind::F32; }
+  bool pairsMatrixMultipliesAlongK() const override { return true; }
   std::string matrixMultiplyAccumulatePairAlongK(const std::string& d0, const std::string& d1, const std::string& a0,
                                                  const std::string& a1, const std::string& a0k,
                                                  const std::string& a1k, const std::string& b,

@@ -68,10 +68,9 @@ struct DotMatrixPlan {
   int64_t tilesM = 0, tilesN = 0;  // 8x8 tiles of C in each group's block
 };
 // The plan for an MxNxK product by `simdGroups` SIMD groups, given whether
-// `bytes` more threadgroup memory fits: every extent a multiple of 8, A and
-// B of `operandBytes` an element.
+// `bytes` more threadgroup memory fits: every extent a multiple of 8.
 DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
-                                const std::function<bool(int64_t bytes)>& fits, int operandBytes = 2);
+                                const std::function<bool(int64_t bytes)>& fits);
 
 class KernelLowering {
  public:

@@ -33,11 +33,9 @@ int64_t stagedElements(int64_t m, int64_t n, int64_t k, int64_t chunk) {
   return chunk * (m + kRowPadding) + chunk * (n + kRowPadding);
 }
 
-// Threadgroup memory of the A and B staging (elements of `operandBytes`)
-// and the f32 C staging.
-int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk, int operandBytes) {
-  return ThreadgroupMemory::roundedBytes(stagedElements(m, n, k, chunk), operandBytes) +
-         ThreadgroupMemory::roundedBytes(m * n, 4);
+// Threadgroup memory of the A and B staging and the f32 C staging.
+int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk) {
+  return ThreadgroupMemory::roundedBytes(stagedElements(m, n, k, chunk), 2) + ThreadgroupMemory::roundedBytes(m * n, 4);
 }
 
 // The element of row-major index `index` in a staging of rows `rowLength`
@@ -50,12 +48,12 @@ std::string paddedIndex(const std::string& index, int64_t rowLength) {
 }  // namespace
 
 DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
-                                const std::function<bool(int64_t bytes)>& fits, int operandBytes) {
+                                const std::function<bool(int64_t bytes)>& fits) {
   DotMatrixPlan plan;
   if (m % kTile || n % kTile || k % kTile || simdGroups < 1) return plan;
   // K whole, else the largest power-of-two chunk of whole tiles that fits.
   int64_t chunk = k;
-  while (chunk >= kTile && (k % chunk || !fits(matrixStagingBytes(m, n, k, chunk, operandBytes))))
+  while (chunk >= kTile && (k % chunk || !fits(matrixStagingBytes(m, n, k, chunk))))
     chunk = chunk == k ? k / 2 : chunk / 2;
   if (chunk < kTile || chunk % kTile) return plan;
   // The SIMD groups as a grid over C's tiles, each taking a block of them:
@@ -88,20 +86,11 @@ const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
   const ir::Type& b = dot.operand(1)->type();
   const ScalarKind acc = dot.result(0)->type().element().scalarKind();
   const ScalarKind tiles = stagedKind(dot);
-  const bool sixteenBits = tiles == ScalarKind::F16 || tiles == ScalarKind::BF16;
-  // float32 inputs take float tiles where the dot allows less than IEEE
-  // products (tf32 and Triton's other reduced precisions; the attribute's
-  // default, as in Triton, is ieee): full float on Metal, three tf32
-  // products on CUDA (matrixHelpers), not the FMA loop's exact products.
-  const ir::Attribute* precision = dot.attr("inputPrecision");
-  const bool reduced = precision && precision->asString() != "ieee";
-  if (a.shape().size() != 2 || tiles != stagedKind(dot, 1) ||
-      !(sixteenBits ? acc == ScalarKind::F32 || acc == ScalarKind::F16
-                    : tiles == ScalarKind::F32 && acc == ScalarKind::F32 && reduced))
+  if (a.shape().size() != 2 || tiles != stagedKind(dot, 1) || (tiles != ScalarKind::F16 && tiles != ScalarKind::BF16) ||
+      (acc != ScalarKind::F32 && acc != ScalarKind::F16))
     return planned->second;
-  DotMatrixPlan plan = planDotOnMatrices(
-      a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
-      [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); }, sixteenBits ? 2 : 4);
+  DotMatrixPlan plan = planDotOnMatrices(a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
+                                         [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); });
   // Chunks of K stage A K-outermost, through its layout transposed.
   if (plan.chunk < a.shape()[1] && !layout::permuteLayout(layouts_.operandLayout(&dot, 0), {1, 0})) plan = {};
   return planned->second = plan;
@@ -141,15 +130,13 @@ KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot,
   t.m = shape[0];
   t.n = shape[1];
   const int64_t k = dot.operand(0)->type().shape()[1];
-  const ir::Type staged = ir::Type::scalar(stagedKind(dot));
-  const int elementBytes = staged.bitWidth() / 8;
-  const int64_t abBytes = ThreadgroupMemory::roundedBytes(stagedElements(t.m, t.n, k, t.plan.chunk), elementBytes);
+  const int64_t abBytes = ThreadgroupMemory::roundedBytes(stagedElements(t.m, t.n, k, t.plan.chunk), 2);
   const int64_t sharedBytes = std::max(ThreadgroupMemory::roundedBytes(t.m * t.n, 4), 2 * abBytes);
   if (acrossTrips && t.plan.chunk == k && threadgroupMemory_.hasRoomFor(sharedBytes)) {
     t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), sharedBytes / 4,
                                "dot_c and two trips of dot_ab at " + dot.loc().userPos().str(), true);
-    t.bufAB = threadgroupView(t.bufC, staged, "tg_dot_ab");
-    t.abElements = abBytes / elementBytes;
+    t.bufAB = threadgroupView(t.bufC, ir::Type::scalar(stagedKind(dot)), "tg_dot_ab");
+    t.abElements = abBytes / 2;
     t.trip = newName("dot_trip");
     body_.line("int " + t.trip + " = 0;");
   } else {
@@ -249,8 +236,7 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
   auto loadTiles = [&](const std::string& tiles, int64_t first, int64_t count,
                        const std::function<std::string(const std::string&)>& pointerTo, int64_t tileStep,
                        int64_t stride, bool transpose, MatrixRole role) {
-    const int64_t wanted = dialect_.matrixLoadGroup(a.element.scalarKind());
-    const int64_t group = count % wanted == 0 ? wanted : 1;
+    const int64_t group = count % dialect_.matrixLoadGroup() == 0 ? dialect_.matrixLoadGroup() : 1;
     auto tile = [&](const std::string& index) {
       return tiles + "[" + (first ? std::to_string(first) + " + " : "") + index + "]";
     };
@@ -271,8 +257,7 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     openTileGroups(t);
     const bool pairs = t.plan.tilesM % 2 == 0 && dialect_.pairsMatrixMultiplies();
     // Two K tiles a statement where the target multiplies 16 deep.
-    const int64_t kTiles =
-        pairs && rows % 16 == 0 && dialect_.pairsMatrixMultipliesAlongK(a.element.scalarKind()) ? 2 : 1;
+    const int64_t kTiles = pairs && rows % 16 == 0 && dialect_.pairsMatrixMultipliesAlongK() ? 2 : 1;
     const std::string kk = newName("kk");
     body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(rows) + "; " + kk +
                " += " + std::to_string(8 * kTiles) + ")");
