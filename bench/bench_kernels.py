@@ -260,6 +260,21 @@ def larger_cases() -> list[BenchConfig]:
                 constexprs={"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}, outputs=("c_ptr", ),
                 reference=lambda a: {"c_ptr": (as_f64(a["a_ptr"]) @ as_f64(a["b_ptr"])).astype(np.float32)},
                 tolerances={"fp32": (1e-3, 1e-3)}))
+    # Fused attention's forward pass (the tutorial's loop of two dots and an
+    # online softmax): 32 heads of 2048 queries and keys, 64 wide, in
+    # 32x32 blocks (two dots' stagings within 32 KB of threadgroup memory).
+    heads, seq, head = 32, 2048, 64
+    configs.append(
+        BenchConfig(
+            name=f"big_attention_fwd_f16_{heads}x{seq}x{head}", kernel=linalg.attention_forward_kernel,
+            args={"q_ptr": Arr((heads, seq, head), "float16"), "k_ptr": Arr((heads, seq, head), "float16"),
+                  "v_ptr": Arr((heads, seq, head), "float16"),
+                  "out_ptr": Arr((heads, seq, head), "float32", "zeros"), "seq_len": seq,
+                  "scale": float(1.0 / np.sqrt(head))}, grid=(cdiv(seq, 32), heads),
+            constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "HEAD": head}, outputs=("out_ptr", ),
+            reference=lambda a: {"out_ptr": linalg.attention_reference(a["q_ptr"], a["k_ptr"], a["v_ptr"],
+                                                                       a["scale"]).astype(np.float32)},
+            tolerances={"fp32": (1e-3, 5e-4)}))
     return configs
 
 

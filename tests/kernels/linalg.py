@@ -1,5 +1,6 @@
 """Matrix kernels: tl.dot matmul (f16 in, f32 accumulate) with pointer
-arithmetic and with block pointers, transpose with tl.trans, reshape."""
+arithmetic and with block pointers, fused attention's forward pass,
+transpose with tl.trans, reshape."""
 import numpy as np
 import triton
 import triton.language as tl
@@ -109,6 +110,56 @@ def _matmul_bp_ref(a):
 register(Case(name="matmul_block_ptr_f16", kernel=matmul_block_ptr_kernel, make_args=_matmul_bp_args,
               grid=(cdiv(40, 32), cdiv(72, 32)), constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16},
               reference=_matmul_bp_ref, outputs=("c_ptr", ), tolerances=DOT_TOLERANCES))
+
+
+@triton.jit
+def attention_forward_kernel(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale, BLOCK_M: tl.constexpr,
+                             BLOCK_N: tl.constexpr, HEAD: tl.constexpr):
+    """The forward pass of Triton's fused-attention tutorial: program (i, h)
+    takes BLOCK_M queries of head h (heads one after another, each seq_len x
+    HEAD); two dots a trip (Q K^T, then P V) around an online softmax."""
+    head = tl.program_id(1) * seq_len * HEAD
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rd = tl.arange(0, HEAD)
+    q = tl.load(q_ptr + head + rm[:, None] * HEAD + rd[None, :])
+    m_i = tl.full((BLOCK_M, ), float("-inf"), tl.float32)
+    l_i = tl.zeros((BLOCK_M, ), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD), tl.float32)
+    for start in range(0, seq_len, BLOCK_N):
+        rn = start + tl.arange(0, BLOCK_N)
+        k = tl.load(k_ptr + head + rn[None, :] * HEAD + rd[:, None])  # K^T
+        qk = tl.dot(q, k) * scale
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + head + rn[:, None] * HEAD + rd[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(tl.float16), v)
+        m_i = m_new
+    tl.store(out_ptr + head + rm[:, None] * HEAD + rd[None, :], acc / l_i[:, None])
+
+
+def attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:
+    """softmax(Q K^T * scale) V per head (the leading axis), in float64."""
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * scale
+    p = np.exp(s - s.max(axis=2, keepdims=True))
+    return (p / p.sum(axis=2, keepdims=True)) @ v.astype(np.float64)
+
+
+def _attention_args(rng):
+    heads, seq, head = 2, 128, 32
+    q, k, v = (rng.standard_normal((heads, seq, head)).astype(np.float16) for _ in range(3))
+    return {"q_ptr": q, "k_ptr": k, "v_ptr": v, "out_ptr": np.zeros((heads, seq, head), np.float32),
+            "seq_len": seq, "scale": float(1.0 / np.sqrt(head))}
+
+
+# P is rounded to float16 before the second dot, as in the tutorial: about
+# 1e-4 off the float64 reference.
+register(Case(name="attention_fwd_f16", kernel=attention_forward_kernel, make_args=_attention_args, grid=(4, 2),
+              constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "HEAD": 32},
+              reference=lambda a: {"out_ptr": attention_reference(a["q_ptr"], a["k_ptr"], a["v_ptr"],
+                                                                   a["scale"]).astype(np.float32)},
+              outputs=("out_ptr", ), tolerances={"fp32": (1e-3, 5e-4)}))
 
 # ---------------------------------------------------------------------------
 
