@@ -245,10 +245,10 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     if (group == 1) {
       body_.line(dialect_.matrixLoad(tile(i), pointerTo(i), stride, transpose, role));
     } else {
+      const std::string firstOfGroup = i + " * " + std::to_string(group);
       std::vector<std::string> named;
-      for (int64_t j = 0; j < group; ++j) named.push_back(tile(i + " * " + std::to_string(group) + " + " + std::to_string(j)));
-      body_.line(dialect_.matrixLoadGroup(named, pointerTo(i + " * " + std::to_string(group)), tileStep, stride,
-                                          transpose, role));
+      for (int64_t j = 0; j < group; ++j) named.push_back(tile(firstOfGroup + " + " + std::to_string(j)));
+      body_.line(dialect_.matrixLoadGroup(named, pointerTo(firstOfGroup), tileStep, stride, transpose, role));
     }
     body_.close();
   };
