@@ -238,6 +238,33 @@ TEST(CudaDialect, TargetSpellings) {
   EXPECT_EQ(d.scalarType(ScalarKind::BF16), "__nv_bfloat16");
 }
 
+// The same 8x8 tile loads and products in wider CUDA instructions where
+// they come in groups; Metal spells them one by one.
+TEST(CudaDialect, TileLoadsAndProductsInGroups) {
+  CudaDialect d(128);
+  codegen::MslDialect msl;
+  using codegen::MatrixRole;
+  EXPECT_EQ(d.matrixLoadGroup(), 4);
+  EXPECT_EQ(msl.matrixLoadGroup(), 1);
+  EXPECT_EQ(d.matrixLoadGroup({"t[0]", "t[1]", "t[2]", "t[3]"}, "p", 320, 40, false, MatrixRole::A),
+            "tmetal_matrix_load4(t[0], t[1], t[2], t[3], p, 320, 40, false);");
+  // A B tile's lanes hold its transpose's A order (matrixLoad).
+  EXPECT_EQ(d.matrixLoadGroup({"t[0]", "t[1]", "t[2]", "t[3]"}, "p", 8, 72, false, MatrixRole::B),
+            "tmetal_matrix_load4(t[0], t[1], t[2], t[3], p, 8, 72, true);");
+  EXPECT_EQ(msl.matrixLoadGroup({"t[0]", "t[1]"}, "p", 8, 72, false, MatrixRole::B),
+            "simdgroup_load(t[0], p, 72); simdgroup_load(t[1], p + 8, 72);");
+  EXPECT_TRUE(d.pairsMatrixMultipliesAlongK());
+  EXPECT_FALSE(msl.pairsMatrixMultipliesAlongK());
+  EXPECT_EQ(d.matrixMultiplyAccumulatePairAlongK("c0", "c1", "a0", "a1", "a0k", "a1k", "b", "bk"),
+            "tmetal_matrix_mac2_k16(c0, c1, a0, a1, a0k, a1k, b, bk);");
+  EXPECT_NE(d.matrixHelpers().find("mma.sync.aligned.m16n8k16.row.col.f32.\" type \".\" type \".f32"),
+            std::string::npos);
+  // Two pairs on a target without the deeper instruction: K order kept.
+  EXPECT_EQ(msl.matrixMultiplyAccumulatePairAlongK("c0", "c1", "a0", "a1", "a0k", "a1k", "b", "bk"),
+            "simdgroup_multiply_accumulate(c0, a0, b, c0); simdgroup_multiply_accumulate(c1, a1, b, c1); "
+            "simdgroup_multiply_accumulate(c0, a0k, bk, c0); simdgroup_multiply_accumulate(c1, a1k, bk, c1);");
+}
+
 TEST(CudaDialect, MaskedElementLoadsArePredicatedLoadsNotBranches) {
   // `c ? *p : other` becomes a branch around each load in NVIDIA's compiler,
   // which then interleaves the loads with their consumers; the helper is a
