@@ -130,13 +130,15 @@ KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot,
   t.m = shape[0];
   t.n = shape[1];
   const int64_t k = dot.operand(0)->type().shape()[1];
-  const int64_t abBytes = ThreadgroupMemory::roundedBytes(stagedElements(t.m, t.n, k, t.plan.chunk), 2);
+  const ir::Type staged = ir::Type::scalar(stagedKind(dot));
+  const int stagedBytes = elementBytes(staged);
+  const int64_t abBytes = ThreadgroupMemory::roundedBytes(stagedElements(t.m, t.n, k, t.plan.chunk), stagedBytes);
   const int64_t sharedBytes = std::max(ThreadgroupMemory::roundedBytes(t.m * t.n, 4), 2 * abBytes);
   if (acrossTrips && t.plan.chunk == k && threadgroupMemory_.hasRoomFor(sharedBytes)) {
     t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), sharedBytes / 4,
                                "dot_c and two trips of dot_ab at " + dot.loc().userPos().str(), true);
-    t.bufAB = threadgroupView(t.bufC, ir::Type::scalar(stagedKind(dot)), "tg_dot_ab");
-    t.abElements = abBytes / 2;
+    t.bufAB = threadgroupView(t.bufC, staged, "tg_dot_ab");
+    t.abElements = abBytes / stagedBytes;
     t.trip = newName("dot_trip");
     body_.line("int " + t.trip + " = 0;");
   } else {
