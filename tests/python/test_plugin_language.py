@@ -286,11 +286,14 @@ def check_dot_accumulators(device: Device):
 
 def check_dot_on_simdgroup_matrices(device: Device):
     # float16 dots multiply 8x8 SIMD-group matrices. 64x64x128: A and B
-    # (34 KB with rows padded by 8) and C (16 KB) exceed a threadgroup's
-    # 32 KB, so K goes in chunks of 32 rows, A staged K-outermost and loaded
-    # transposed. 16x16 with 8 SIMD groups: four tiles, four groups idle.
+    # (34 KB with rows padded by 8) exceed a threadgroup's 32 KB, so K goes
+    # in chunks of 64 rows, A staged K-outermost and loaded transposed; C's
+    # registers are the tiles' own. 16x16 with 8 SIMD groups: four tiles,
+    # four groups idle, so C goes through threadgroup memory.
     rng = np.random.default_rng(12)
-    for m, n, k, warps, ab_elements in ((64, 64, 128, 4, 32 * (72 + 72)), (16, 16, 16, 8, 16 * 24 + 16 * 24)):
+    for m, n, k, warps, chunk, ab_elements in ((64, 64, 128, 4, 64, 64 * (72 + 72)),
+                                               (16, 16, 16, 8, 16, 16 * 24 + 16 * 24)):
+        staged_c = warps == 8
         a, b = rng.integers(-4, 5, (m, k)), rng.integers(-4, 5, (k, n))
         c = device.put(np.zeros((m, n), np.float32))
         compiled = dot_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c, M=m, N=n,
@@ -298,11 +301,11 @@ def check_dot_on_simdgroup_matrices(device: Device):
         device.synchronize()
         np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32), err_msg=str((m, n, k)))
         buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
-        assert [(b["purpose"].split(" ")[0], b["elements"]) for b in buffers] == [("dot_c", m * n),
-                                                                                  ("dot_ab", ab_elements)], buffers
+        assert [(b["purpose"].split(" ")[0], b["elements"])
+                for b in buffers] == [("dot_c", m * n)] * staged_c + [("dot_ab", ab_elements)], buffers
         (dot, ) = compiled.metadata.tmetal_abi["layouts"]["dots"]
-        assert (dot["strategy"], dot["accumulator"], dot["k_chunk"]) == ("simdgroup_matrix", "threadgroup memory",
-                                                                         min(k, 32)), dot
+        accumulator = "threadgroup memory" if staged_c else "registers"
+        assert (dot["strategy"], dot["accumulator"], dot["k_chunk"]) == ("simdgroup_matrix", accumulator, chunk), dot
 
 
 def check_attention_forward(device: Device):
@@ -480,7 +483,8 @@ def check_matmul_k_loop(device: Device):
     # 64x64x64 tiles: the carried pointers live in the loads' layout, so the
     # loop converts nothing through threadgroup memory (which they would
     # overflow); the accumulator stays in the dot's SIMD-group matrices
-    # through the loop, staged once after it. The loop loads a trip ahead,
+    # through the loop, whose elements are its registers after it (no staging
+    # of C: A's and B's is the only buffer). The loop loads a trip ahead,
     # unless `tl.range(..., num_stages=1)` or the launch's num_stages=1 asks
     # for no pipelining.
     rng = np.random.default_rng(9)
@@ -494,7 +498,7 @@ def check_matmul_k_loop(device: Device):
         device.synchronize()
         np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
         layouts = compiled.metadata.tmetal_abi["layouts"]
-        assert [b["purpose"].split(" ")[0] for b in layouts["threadgroup_buffers"]] == ["dot_c", "dot_ab"], layouts
+        assert [b["purpose"].split(" ")[0] for b in layouts["threadgroup_buffers"]] == ["dot_ab"], layouts
         assert [loop["loads_ahead"] for loop in layouts.get("prefetching_loops", [])] == loops, (stages, launch)
 
 

@@ -548,10 +548,10 @@ TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
   EXPECT_TRUE(compileText(ttir).metadata.layouts.contains("prefetching_loops"));
 }
 
-// A K loop's dot alternates between two stagings of A and B in the memory
-// of C's: one barrier a trip (after the staging), which trip's half it
-// writes kept in dot_trip. Where C comes in from registers, a barrier
-// after its tiles are loaded keeps the first trip from staging over it.
+// A K loop's dot alternates between two stagings of A and B: one barrier a
+// trip (after the staging), which trip's half it writes kept in dot_trip.
+// C's registers are laid out as the tiles' elements, so C goes into the
+// tiles before the loop and out of them after it without threadgroup memory.
 TEST(CodegenDot, LoopDotsAlternateBetweenTwoStagings) {
   codegen::CompileOptions cuda;
   cuda.target = "cuda";
@@ -571,21 +571,26 @@ TEST(CodegenDot, LoopDotsAlternateBetweenTwoStagings) {
     EXPECT_EQ(count(trip, barrier), 1u) << trip;
     EXPECT_EQ(count(trip, "*>(tg_dot_ab + dot_trip * 2048);"), 1u) << trip;
     EXPECT_EQ(count(source.substr(0, loop), "int dot_trip = 0;"), 1u);
-    // After the loop, every trip's reads done before C is stored over them.
-    const size_t store = source.find(metal ? "simdgroup_store(" : "tmetal_matrix_store(dot_c_tiles", end);
-    EXPECT_EQ(count(source.substr(end, store - end), barrier), 1u);
+    // After the loop, C's registers are the tiles' (two a SIMD group): no
+    // store, no barrier.
+    const std::string after = source.substr(end);
+    EXPECT_EQ(count(after, metal ? "simdgroup_store(" : "tmetal_matrix_store("), 0u) << after;
+    EXPECT_EQ(count(after, barrier), 0u) << after;
+    EXPECT_EQ(count(after, metal ? "tmetal_matrix_to_registers(dot_c_tiles[" : "= dot_c_tiles["), metal ? 2u : 4u)
+        << after;
   }
-  // An accumulator that starts at 1: through C's staging into the tiles,
-  // then a barrier before the loop.
+  // An accumulator that starts at 1 goes into the tiles from its registers,
+  // with no barrier before the loop.
   std::string ones = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.nodebug.ttir");
   const std::string zeros = "%cst = arith.constant dense<0.000000e+00> : tensor<32x16xf32>";
   ASSERT_NE(ones.find(zeros), std::string::npos);
   ones.replace(ones.find(zeros), zeros.size(), "%cst = arith.constant dense<1.000000e+00> : tensor<32x16xf32>");
   const std::string source = compileText(ones).source;
-  const size_t loadC = source.find("simdgroup_load(dot_c_tiles[");
+  const size_t setC = source.find("tmetal_matrix_from_registers(dot_c_tiles[");
   const size_t loop = source.find("the loads of each trip issue in the trip before");  // the prologue of the loop
-  ASSERT_LT(loadC, loop) << source;
-  EXPECT_EQ(count(source.substr(loadC, loop - loadC), "threadgroup_barrier("), 1u) << source;
+  ASSERT_LT(setC, loop) << source;
+  EXPECT_EQ(count(source.substr(setC, loop - setC), "threadgroup_barrier("), 0u) << source;
+  EXPECT_EQ(count(source, "simdgroup_load(dot_c_tiles["), 0u) << source;
 }
 
 // Threads whose layout gives them aligned runs of a row stage them as

@@ -115,6 +115,13 @@ class CudaDialect : public CEmitter {
   std::string matrixStore(const std::string& m, const std::string& ptr, int64_t stride) const override {
     return "tmetal_matrix_store(" + m + ", " + ptr + ", " + std::to_string(stride) + ");";
   }
+  // mma.sync's accumulator registers are the layout's own.
+  std::string matrixToRegisters(const std::string& m, const std::string& x0, const std::string& x1) const override {
+    return x0 + " = " + m + ".x0; " + x1 + " = " + m + ".x1;";
+  }
+  std::string matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1) const override {
+    return m + " = tmetal_float8x8{" + x0 + ", " + x1 + "};";
+  }
   std::string matrixMultiplyAccumulate(const std::string& d, const std::string& a, const std::string& b,
                                        const std::string& c) const override {
     return "tmetal_matrix_mac(" + d + ", " + a + ", " + b + ", " + c + ");";

@@ -25,6 +25,7 @@
 #include "tmetal/codegen/register_tensor.h"
 #include "tmetal/codegen/threadgroup_memory.h"
 #include "tmetal/ir/module.h"
+#include "tmetal/layout/blocked_layout_choice.h"
 #include "tmetal/layout/layout_assignment.h"
 
 namespace tmetal::codegen {
@@ -68,9 +69,11 @@ struct DotMatrixPlan {
   int64_t tilesM = 0, tilesN = 0;  // 8x8 tiles of C in each group's block
 };
 // The plan for an MxNxK product by `simdGroups` SIMD groups, given whether
-// `bytes` more threadgroup memory fits: every extent a multiple of 8.
+// `bytes` more threadgroup memory fits: every extent a multiple of 8. The
+// groups' grid is `groups` where given (C's registers are the tiles'), else
+// layout::chooseMatrixGroups's.
 DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
-                                const std::function<bool(int64_t bytes)>& fits);
+                                const std::function<bool(int64_t bytes)>& fits, layout::MatrixGroups groups = {});
 
 class KernelLowering {
  public:
@@ -239,6 +242,19 @@ class KernelLowering {
     std::string rowInBlock(const std::string& t) const;
     std::string colInBlock(const std::string& t) const;
     std::string cTile(const std::string& t) const;
+    // A group's tiles interleave with the other groups' (matrixAccumulatorLayout):
+    // the first row of its i-th row of tiles, and column of its j-th column.
+    int64_t rowStep() const { return 8 * plan.groupsM; }
+    int64_t columnStep() const { return 8 * plan.groupsN; }
+    std::string tileRow(const std::string& i) const;
+    std::string tileColumn(const std::string& j) const;
+    // C's first value is in the tiles' registers (else zero or staged), and
+    // its last goes to them (else through bufC); bufC is empty when neither
+    // stages C and A and B have a staging of their own.
+    bool cInRegisters = false, resultInRegisters = false;
+    // The two registers of tile `tile` (row-major in the group's block) in
+    // registers laid out as the tiles are.
+    std::pair<int64_t, int64_t> registersOf(const layout::TensorMap& map, int64_t tile) const;
   };
   // The element type in which a tt.dot's operand is staged and multiplied
   // (8-bit floats as f16).
@@ -248,8 +264,14 @@ class KernelLowering {
   // The tt.dot on matrices whose f32 accumulator is the loop's carried value
   // i and nothing else (acc = tl.dot(a, b, acc)), or null.
   const ir::Operation* accumulatorDotOfLoop(const ir::Operation& loop, size_t i);
-  // Declares the tiles; `acrossTrips`: they carry a loop's accumulator.
-  DotTiles beginDotTiles(const ir::Operation& dot, bool acrossTrips);
+  // Declares the tiles; `acrossTrips`: they carry a loop's accumulator. C's
+  // staging is allocated unless `c` (the first value of the tiles) and
+  // `result` (the last) are zero or in the tiles' registers (holdsTiles).
+  DotTiles beginDotTiles(const ir::Operation& dot, bool acrossTrips, const RegisterTensor& c,
+                         const ir::Value* result);
+  // Whether registers in layout `l` are the tiles' own (matrixAccumulatorLayout
+  // of the plan's grid, every SIMD group holding tiles).
+  bool holdsTiles(const DotTiles& t, const layout::LayoutPtr& l) const;
   void initDotTiles(const DotTiles& t, const RegisterTensor& c);
   void multiplyDotTiles(const DotTiles& t, const ir::Operation& dot, const RegisterTensor& a, const RegisterTensor& b);
   // Stores the tiles and reads them back as v's registers in its home layout.

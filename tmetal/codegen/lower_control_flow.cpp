@@ -544,8 +544,9 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     if (arg->type().isTensor() && (dotsInTiles[i] = accumulatorDotOfLoop(op, i))) {
       body_.comment("the accumulator " + nameFor(arg) + " in the tiles of " +
                     dotOnMatricesComment(*dotsInTiles[i], "from here to the end of the loop"));
-      const DotTiles tiles = beginDotTiles(*dotsInTiles[i], true);
-      initDotTiles(tiles, operandTensor(op, 3 + i));
+      const RegisterTensor initial = operandTensor(op, 3 + i);
+      const DotTiles tiles = beginDotTiles(*dotsInTiles[i], true, initial, op.result(i));
+      initDotTiles(tiles, initial);
       loopAccumulatorTiles_[dotsInTiles[i]] = tiles;
       valuesInTiles_.insert(arg);
       valuesInTiles_.insert(dotsInTiles[i]->result(0));

@@ -1,13 +1,14 @@
 // tt.dot of f16 or bf16 inputs on 8x8 SIMD-group matrices
 // (simdgroup_half8x8 or simdgroup_bfloat8x8, and simdgroup_float8x8
 // accumulators on Metal; tensor cores on CUDA): A and B go through
-// threadgroup memory, and each SIMD group multiplies a block of C's 8x8
-// tiles with simdgroup_multiply_accumulate over K. Metal's tiles are loaded
-// from and stored to threadgroup memory only (which lanes hold which
-// elements is not documented), so C's registers reach the tiles through
-// threadgroup memory and come back the same way: once per tt.dot, or, for
-// the accumulator of a loop (acc = tl.dot(a, b, acc)), once before the loop
-// and once after it, the tiles carrying it through every trip.
+// threadgroup memory, and each SIMD group multiplies its share of C's 8x8
+// tiles with simdgroup_multiply_accumulate over K. Layout assignment gives C
+// the tiles' own register layout (layout::matrixAccumulatorLayout), so C's
+// registers go into the tiles and come out of them where they are: as they
+// are on CUDA, through one shuffle a tile on Metal (thread_elements()). C in
+// any other layout goes through threadgroup memory. The accumulator of a
+// loop (acc = tl.dot(a, b, acc)) stays in the tiles from before the loop to
+// after it.
 #include <algorithm>
 
 #include "tmetal/codegen/kernel_lowering.h"
@@ -33,9 +34,11 @@ int64_t stagedElements(int64_t m, int64_t n, int64_t k, int64_t chunk) {
   return chunk * (m + kRowPadding) + chunk * (n + kRowPadding);
 }
 
-// Threadgroup memory of the A and B staging and the f32 C staging.
-int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk) {
-  return ThreadgroupMemory::roundedBytes(stagedElements(m, n, k, chunk), 2) + ThreadgroupMemory::roundedBytes(m * n, 4);
+// Threadgroup memory of the A and B staging, and of the f32 C staging where
+// `stagesC`.
+int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk, bool stagesC) {
+  return ThreadgroupMemory::roundedBytes(stagedElements(m, n, k, chunk), 2) +
+         (stagesC ? ThreadgroupMemory::roundedBytes(m * n, 4) : 0);
 }
 
 // The element of row-major index `index` in a staging of rows `rowLength`
@@ -48,29 +51,19 @@ std::string paddedIndex(const std::string& index, int64_t rowLength) {
 }  // namespace
 
 DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
-                                const std::function<bool(int64_t bytes)>& fits) {
+                                const std::function<bool(int64_t bytes)>& fits, layout::MatrixGroups groups) {
   DotMatrixPlan plan;
   if (m % kTile || n % kTile || k % kTile || simdGroups < 1) return plan;
   // K whole, else the largest power-of-two chunk of whole tiles that fits.
   int64_t chunk = k;
-  while (chunk >= kTile && (k % chunk || !fits(matrixStagingBytes(m, n, k, chunk))))
+  // C's registers are the tiles' when the caller gives their grid: no staging.
+  const bool stagesC = groups.groupsM == 0;
+  while (chunk >= kTile && (k % chunk || !fits(matrixStagingBytes(m, n, k, chunk, stagesC))))
     chunk = chunk == k ? k / 2 : chunk / 2;
   if (chunk < kTile || chunk % kTile) return plan;
-  // The SIMD groups as a grid over C's tiles, each taking a block of them:
-  // as many groups as divide the tiles evenly, then the squarest blocks
-  // (fewest tile loads per multiply).
   const int64_t tilesM = m / kTile, tilesN = n / kTile;
-  for (int64_t gm = 1; gm <= std::min<int64_t>(tilesM, simdGroups); ++gm) {
-    if (tilesM % gm) continue;
-    for (int64_t gn = 1; gm * gn <= simdGroups && gn <= tilesN; ++gn) {
-      if (tilesN % gn) continue;
-      const int64_t bm = tilesM / gm, bn = tilesN / gn;
-      const bool better = gm * gn > plan.groupsM * plan.groupsN ||
-                          (gm * gn == plan.groupsM * plan.groupsN && bm + bn < plan.tilesM + plan.tilesN);
-      if (plan.groupsM == 0 || better) plan = {chunk, int(gm), int(gn), bm, bn};
-    }
-  }
-  return plan;
+  if (!groups.groupsM) groups = layout::chooseMatrixGroups(tilesM, tilesN, simdGroups, false);
+  return {chunk, groups.groupsM, groups.groupsN, tilesM / groups.groupsM, tilesN / groups.groupsN};
 }
 
 ScalarKind KernelLowering::stagedKind(const ir::Operation& dot, size_t operand) {
@@ -89,8 +82,13 @@ const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
   if (a.shape().size() != 2 || tiles != stagedKind(dot, 1) || (tiles != ScalarKind::F16 && tiles != ScalarKind::BF16) ||
       (acc != ScalarKind::F32 && acc != ScalarKind::F16))
     return planned->second;
+  // The grid of C's registers when they are the tiles' (layout assignment
+  // chose it), else the planner's own.
+  const layout::LayoutPtr c = layouts_.home(dot.result(0));
+  const layout::MatrixGroups groups =
+      c && c->isBlocked() ? layout::matrixGroupsOf(c->blockedParams()) : layout::MatrixGroups{};
   DotMatrixPlan plan = planDotOnMatrices(a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
-                                         [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); });
+                                         [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); }, groups);
   // Chunks of K stage A K-outermost, through its layout transposed.
   if (plan.chunk < a.shape()[1] && !layout::permuteLayout(layouts_.operandLayout(&dot, 0), {1, 0})) plan = {};
   return planned->second = plan;
@@ -123,17 +121,23 @@ const ir::Operation* KernelLowering::accumulatorDotOfLoop(const ir::Operation& l
 // and C's staging took apart (2x9.5 KB, not 9.5 + 16 KB, for 64x64x32 in
 // f16). 2048^3 f16 on an H100: 127 -> 119 us
 // (bench/results/2026-11-27-h100-double-buffered-dots/).
-KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips) {
+KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips,
+                                                       const RegisterTensor& c, const ir::Value* result) {
   DotTiles t;
   t.plan = dotMatrixPlan(dot);
   const std::vector<int64_t>& shape = dot.result(0)->type().shape();
   t.m = shape[0];
   t.n = shape[1];
+  t.cInRegisters = holdsTiles(t, c.layout) && c.element.scalarKind() == ScalarKind::F32;
+  t.resultInRegisters =
+      holdsTiles(t, layouts_.home(result)) && result->type().element().scalarKind() == ScalarKind::F32;
+  const bool zero = c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
+  const bool stagesC = !(zero || t.cInRegisters) || !t.resultInRegisters;
   const int64_t k = dot.operand(0)->type().shape()[1];
   const ir::Type staged = ir::Type::scalar(stagedKind(dot));
   const int stagedBytes = elementBytes(staged);
   const int64_t abBytes = ThreadgroupMemory::roundedBytes(stagedElements(t.m, t.n, k, t.plan.chunk), stagedBytes);
-  const int64_t sharedBytes = std::max(ThreadgroupMemory::roundedBytes(t.m * t.n, 4), 2 * abBytes);
+  const int64_t sharedBytes = std::max(stagesC ? ThreadgroupMemory::roundedBytes(t.m * t.n, 4) : 0, 2 * abBytes);
   if (acrossTrips && t.plan.chunk == k && threadgroupMemory_.hasRoomFor(sharedBytes)) {
     t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), sharedBytes / 4,
                                "dot_c and two trips of dot_ab at " + dot.loc().userPos().str(), true);
@@ -141,7 +145,7 @@ KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot,
     t.abElements = abBytes / stagedBytes;
     t.trip = newName("dot_trip");
     body_.line("int " + t.trip + " = 0;");
-  } else {
+  } else if (stagesC) {
     t.bufC = allocateStaging(dot, ir::Type::f32(), t.m * t.n, "dot_c");
   }
   useBuiltin(Builtin::SimdGroupIndex);
@@ -149,13 +153,27 @@ KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot,
   t.m0 = newName("dot_m0");
   t.n0 = newName("dot_n0");
   body_.line("const int " + t.m0 + " = " + t.group + " / " + std::to_string(t.plan.groupsN) + " * " +
-             std::to_string(t.plan.tilesM * kTile) + ";");
+             std::to_string(kTile) + ";");
   body_.line("const int " + t.n0 + " = " + t.group + " % " + std::to_string(t.plan.groupsN) + " * " +
-             std::to_string(t.plan.tilesN * kTile) + ";");
+             std::to_string(kTile) + ";");
   t.tiles = newName("dot_c_tiles");
   body_.line(dialect_.matrixType(ScalarKind::F32) + " " + t.tiles + "[" + std::to_string(t.tileCount()) + "];");
   matricesUsed_ = true;
   return t;
+}
+
+bool KernelLowering::holdsTiles(const DotTiles& t, const layout::LayoutPtr& l) const {
+  const layout::MatrixGroups groups{t.plan.groupsM, t.plan.groupsN};
+  return l && l->isBlocked() && layout::matrixGroupsOf(l->blockedParams()) == groups &&
+         groups.groupsM * groups.groupsN == layouts_.numWarps();
+}
+
+// Registers of `map` holding tile (i, j) of a group's block: elements
+// (i * rowStep, j * columnStep) and the one after (matrixAccumulatorLayout).
+std::pair<int64_t, int64_t> KernelLowering::DotTiles::registersOf(const layout::TensorMap& map, int64_t tile) const {
+  const int64_t i = tile / plan.tilesN, j = tile % plan.tilesN;
+  const int64_t first = map.registerAt({i * rowStep(), j * columnStep()});
+  return {first, map.registerAt({i * rowStep(), j * columnStep() + 1})};
 }
 
 void KernelLowering::openTileGroups(const DotTiles& t) {
@@ -185,14 +203,32 @@ std::string KernelLowering::DotTiles::colInBlock(const std::string& t) const {
   return plan.tilesN == 1 ? "0" : t + " % " + std::to_string(plan.tilesN);
 }
 
+std::string KernelLowering::DotTiles::tileRow(const std::string& i) const {
+  return plan.tilesM == 1 ? m0 : "(" + m0 + " + " + i + " * " + std::to_string(rowStep()) + ")";
+}
+
+std::string KernelLowering::DotTiles::tileColumn(const std::string& j) const {
+  return plan.tilesN == 1 ? n0 : "(" + n0 + " + " + j + " * " + std::to_string(columnStep()) + ")";
+}
+
 std::string KernelLowering::DotTiles::cTile(const std::string& t) const {
-  const std::string row = "(" + m0 + " + " + rowInBlock(t) + " * 8)";
-  const std::string col = plan.tilesN == 1 ? n0 : "(" + n0 + " + " + colInBlock(t) + " * 8)";
+  const std::string row = tileRow(rowInBlock(t));
+  const std::string col = tileColumn(colInBlock(t));
   return bufC + " + " + row + " * " + std::to_string(n) + " + " + col;
 }
 
 void KernelLowering::initDotTiles(const DotTiles& t, const RegisterTensor& c) {
   const bool zero = c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
+  if (!zero && t.cInRegisters) {
+    useBuiltin(Builtin::LaneIndex);
+    const layout::TensorMap map = c.map();
+    for (int64_t tile = 0; tile < t.tileCount(); ++tile) {
+      const auto [first, second] = t.registersOf(map, tile);
+      body_.line(dialect_.matrixFromRegisters(t.tiles + "[" + std::to_string(tile) + "]", c.regs[first],
+                                              c.regs[second]));
+    }
+    return;
+  }
   if (!zero) {
     barrierBeforeReuse();
     const bool narrow = c.element.scalarKind() != ScalarKind::F32;
@@ -270,17 +306,14 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     for (int64_t s = 0; s < kTiles; ++s) {
       const std::string k0 = s == 0 ? kk : "(" + kk + " + " + std::to_string(8 * s) + ")";
       auto aTile = [&](const std::string& i) {
-        const std::string row = t.plan.tilesM == 1 ? t.m0 : "(" + t.m0 + " + " + i + " * 8)";
+        const std::string row = t.tileRow(i);
         return chunked ? bufAB + " + " + k0 + " * " + std::to_string(strideA) + " + " + row
                        : bufAB + " + " + row + " * " + std::to_string(strideA) + " + " + k0;
       };
-      loadTiles(aTiles, s * t.plan.tilesM, t.plan.tilesM, aTile, chunked ? 8 : 8 * strideA, strideA, chunked,
-                MatrixRole::A);
-      auto bTile = [&](const std::string& i) {
-        return bufB + " + " + k0 + " * " + std::to_string(strideB) + " + " + t.n0 +
-               (t.plan.tilesN == 1 ? "" : " + " + i + " * 8");
-      };
-      loadTiles(bTiles, s * t.plan.tilesN, t.plan.tilesN, bTile, 8, strideB, false, MatrixRole::B);
+      loadTiles(aTiles, s * t.plan.tilesM, t.plan.tilesM, aTile, chunked ? t.rowStep() : t.rowStep() * strideA,
+                strideA, chunked, MatrixRole::A);
+      auto bTile = [&](const std::string& j) { return bufB + " + " + k0 + " * " + std::to_string(strideB) + " + " + t.tileColumn(j); };
+      loadTiles(bTiles, s * t.plan.tilesN, t.plan.tilesN, bTile, t.columnStep(), strideB, false, MatrixRole::B);
     }
     const std::string j = newName("t");
     const std::string tilesN = std::to_string(t.plan.tilesN);
@@ -354,6 +387,20 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
 }
 
 RegisterTensor KernelLowering::finishDotTiles(const DotTiles& t, const ir::Value* v) {
+  if (t.resultInRegisters) {
+    useBuiltin(Builtin::LaneIndex);
+    const std::string name = nameFor(v);
+    const int64_t tiles = t.tileCount();
+    RegisterTensor out = RegisterTensor::array(layouts_.home(v), v->type().shape(), ir::Type::f32(), name, 2 * tiles);
+    body_.line(declaration(ir::Type::f32(), name, 2 * tiles) + ";");
+    const layout::TensorMap map = out.map();
+    for (int64_t tile = 0; tile < tiles; ++tile) {
+      const auto [first, second] = t.registersOf(map, tile);
+      body_.line(dialect_.matrixToRegisters(t.tiles + "[" + std::to_string(tile) + "]", out.regs[first],
+                                            out.regs[second]));
+    }
+    return out;
+  }
   // The tiles' threadgroup memory may have been lent to an op between (a
   // loop's body): its reads must be done.
   body_.line(dialect_.barrier());
@@ -411,10 +458,12 @@ bool KernelLowering::lowerDotOnMatrices(const ir::Operation& op, const RegisterT
     return true;
   }
   if (dotMatrixPlan(op).chunk == 0) return false;
-  body_.comment(dotOnMatricesComment(op, "C through threadgroup memory"));
-  recordDotOnMatrices(op, "threadgroup memory", 1);
-  const DotTiles tiles = beginDotTiles(op, false);
-  initDotTiles(tiles, operandTensor(op, 2));
+  const RegisterTensor c = operandTensor(op, 2);
+  const DotTiles tiles = beginDotTiles(op, false, c, v);
+  const bool inRegisters = tiles.bufC.empty();
+  body_.comment(dotOnMatricesComment(op, inRegisters ? "C in the tiles' registers" : "C through threadgroup memory"));
+  recordDotOnMatrices(op, inRegisters ? "registers" : "threadgroup memory", 1);
+  initDotTiles(tiles, c);
   multiplyDotTiles(tiles, op, a, b);
   defineTensor(v, finishDotTiles(tiles, v));
   return true;

@@ -303,6 +303,35 @@ std::string MslDialect::matrixStore(const std::string& m, const std::string& ptr
   return "simdgroup_store(" + m + ", " + ptr + ", " + std::to_string(stride) + ");";
 }
 
+std::string MslDialect::matrixToRegisters(const std::string& m, const std::string& x0, const std::string& x1) const {
+  return "tmetal_matrix_to_registers(" + m + ", " + x0 + ", " + x1 + ", " + builtinName(Builtin::LaneIndex) + ");";
+}
+
+std::string MslDialect::matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1) const {
+  return "tmetal_matrix_from_registers(" + m + ", " + x0 + ", " + x1 + ", " + builtinName(Builtin::LaneIndex) + ");";
+}
+
+// <metal_stdlib> has the tiles; these move an accumulator tile's elements
+// between Apple's lanes and the registers' (the lane mapping, MLX's too, is
+// not in the MSL specification: see msl_shim.h; unverified on Apple GPUs).
+std::string MslDialect::matrixHelpers() const {
+  return R"(// Lane 4g + t of the registers holds elements (g, 2t) and (g, 2t + 1);
+// thread_elements() of lane l holds those of row (l & 16) / 4 + (l & 7) / 2,
+// columns (l & 8) / 2 + (l & 1) * 2 and the one after. One shuffle a tile.
+static inline void tmetal_matrix_to_registers(thread simdgroup_float8x8& m, thread float& x0, thread float& x1,
+                                              uint lane) {
+  const ushort holder = ushort((lane & 16) | (lane & 2) << 2 | (lane & 12) >> 1 | (lane & 1));
+  const float2 pair = simd_shuffle(m.thread_elements(), holder);
+  x0 = pair.x;
+  x1 = pair.y;
+}
+static inline void tmetal_matrix_from_registers(thread simdgroup_float8x8& m, float x0, float x1, uint lane) {
+  const ushort holder = ushort((lane & 16) | (lane & 6) << 1 | (lane & 8) >> 2 | (lane & 1));
+  m.thread_elements() = simd_shuffle(float2(x0, x1), holder);
+}
+)";
+}
+
 std::string MslDialect::atomicHelpers() const {
   return R"(// A strong compare-and-swap: retries the weak one while it fails spuriously.
 static inline int tmetal_atomic_cas(device int* p, int expected, int desired) {

@@ -96,7 +96,9 @@ class MslDialect : public CEmitter {
                                        const std::string& c) const override {
     return "simdgroup_multiply_accumulate(" + d + ", " + a + ", " + b + ", " + c + ");";
   }
-  std::string matrixHelpers() const override { return ""; }  // <metal_stdlib> has them
+  std::string matrixToRegisters(const std::string& m, const std::string& x0, const std::string& x1) const override;
+  std::string matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1) const override;
+  std::string matrixHelpers() const override;
 
   bool hasAtomic(AtomicOp op, ir::ScalarKind k) const override;
   std::string atomicRmw(AtomicOp op, const std::string& ptr, const std::string& value, ir::ScalarKind k) const override;

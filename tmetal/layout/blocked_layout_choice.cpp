@@ -193,6 +193,38 @@ BlockedLayout chooseDotLayout(const std::vector<int64_t>& shape, int numSimds) {
   return lb.b;
 }
 
+MatrixGroups chooseMatrixGroups(int64_t tilesM, int64_t tilesN, int simdGroups, bool rowsOnly) {
+  if (rowsOnly && tilesM % simdGroups == 0) return {simdGroups, 1};
+  MatrixGroups best;
+  int64_t bestBlock = 0;
+  for (int64_t gm = 1; gm <= std::min<int64_t>(tilesM, simdGroups); ++gm) {
+    if (tilesM % gm) continue;
+    for (int64_t gn = 1; gm * gn <= simdGroups && gn <= tilesN; ++gn) {
+      if (tilesN % gn) continue;
+      const int64_t block = tilesM / gm + tilesN / gn;
+      const int64_t groups = gm * gn, bestGroups = int64_t(best.groupsM) * best.groupsN;
+      if (best.groupsM == 0 || groups > bestGroups || (groups == bestGroups && block < bestBlock)) {
+        best = {int(gm), int(gn)};
+        bestBlock = block;
+      }
+    }
+  }
+  return best;
+}
+
+BlockedLayout matrixAccumulatorLayout(MatrixGroups groups) {
+  BlockedLayout b{{1, 2}, {8, 4}, {groups.groupsM, groups.groupsN}, {1, 0}};
+  b.validate();
+  return b;
+}
+
+MatrixGroups matrixGroupsOf(const BlockedLayout& b) {
+  if (b.rank() != 2 || b.sizePerThread != std::vector<int>{1, 2} || b.lanesPerSimd != std::vector<int>{8, 4} ||
+      b.order != std::vector<int>{1, 0})
+    return {};
+  return {b.simdsPerGroup[0], b.simdsPerGroup[1]};
+}
+
 MemoryLayout resolvePolicy(MemoryLayout policy) {
   return policy == MemoryLayout::DEFAULT ? MemoryLayout::COALESCED : policy;
 }

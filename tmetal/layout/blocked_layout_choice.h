@@ -59,4 +59,31 @@ BlockedLayout chooseBlockedLayout(MemoryLayout policy, const std::vector<int64_t
 // of B once for up to 16 FMAs (lanes along N, SIMD groups along M).
 BlockedLayout chooseDotLayout(const std::vector<int64_t>& shape, int numSimdGroups);
 
+// The edge of a SIMD-group matrix (simdgroup_float8x8; mma.sync's tiles).
+constexpr int64_t kMatrixTile = 8;
+
+// The SIMD groups of a tt.dot on SIMD-group matrices as a grid over C's
+// tilesM x tilesN tiles; {0, 0} when none fits.
+struct MatrixGroups {
+  int groupsM = 0, groupsN = 0;
+  bool operator==(const MatrixGroups&) const = default;
+};
+// As many groups as divide the tiles evenly, then the squarest blocks (fewest
+// tile loads per multiply). `rowsOnly`: every group along the rows, where
+// they divide them evenly - a dot chained to another one, or whose rows are
+// reduced, then keeps each row in one SIMD group (Triton's choice for
+// chained dots, for the same reason).
+MatrixGroups chooseMatrixGroups(int64_t tilesM, int64_t tilesN, int simdGroups, bool rowsOnly);
+
+// The registers of C's tiles, where every SIMD group takes part: lane 4g + t
+// holds elements (g, 2t) and (g, 2t + 1) of each tile of its group, and group
+// (i, j) the tiles (i + a * groupsM, j + b * groupsN), a tile's two registers
+// after the previous tile's (row-major over the group's tiles). This is
+// mma.sync's accumulator on CUDA; on Metal one shuffle a tile moves them to
+// and from the lanes the tile's hardware layout gives them (CEmitter::
+// matrixToRegisters).
+BlockedLayout matrixAccumulatorLayout(MatrixGroups groups);
+// The grid of a matrix accumulator layout; {0, 0} for any other layout.
+MatrixGroups matrixGroupsOf(const BlockedLayout& b);
+
 }  // namespace tmetal::layout

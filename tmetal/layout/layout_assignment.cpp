@@ -66,6 +66,63 @@ class LayoutAssigner {
   }
   bool cheap(const ir::Value* v) const { return out_.remat_.count(v) > 0; }
 
+  // ---- tt.dot on SIMD-group matrices --------------------------------------
+  // The SIMD groups of a dot whose f16, bf16 or 8-bit float operands and f32
+  // accumulator the lowering puts on 8x8 SIMD-group matrices (KernelLowering
+  // ::dotMatrixPlan decides the rest: the threadgroup memory), where every
+  // group gets tiles; {0, 0} otherwise.
+  MatrixGroups matrixGroupsFor(const ir::Operation& dot) {
+    const ir::Type& a = dot.operand(0)->type();
+    const ir::Type& b = dot.operand(1)->type();
+    auto staged = [](const ir::Type& t) {
+      const ir::ScalarKind k = t.element().scalarKind();
+      return ir::isFloat8Kind(k) ? ir::ScalarKind::F16 : k;
+    };
+    const ir::ScalarKind tiles = staged(a);
+    if (a.rank() != 2 || tiles != staged(b) || (tiles != ir::ScalarKind::F16 && tiles != ir::ScalarKind::BF16) ||
+        dot.result(0)->type().element().scalarKind() != ir::ScalarKind::F32)
+      return {};
+    const int64_t m = a.shape()[0], n = b.shape()[1], k = a.shape()[1];
+    if (m % kMatrixTile || n % kMatrixTile || k % kMatrixTile) return {};
+    const int warps = out_.options_.numWarps;
+    const MatrixGroups g = chooseMatrixGroups(m / kMatrixTile, n / kMatrixTile, warps, chainedOrRowReduced(dot));
+    return g.groupsM * g.groupsN == warps ? g : MatrixGroups{};
+  }
+
+  // Whether another tt.dot of the dot's block reads what it computes or
+  // computes what it reads, or a reduction along its rows follows it (the
+  // attention's softmax between two dots).
+  bool chainedOrRowReduced(const ir::Operation& dot) {
+    const ir::Block* block = dot.parentBlock();
+    std::vector<const ir::Value*> work{dot.result(0)};
+    std::set<const ir::Value*> seen{dot.result(0)};
+    while (!work.empty()) {
+      const ir::Value* v = work.back();
+      work.pop_back();
+      for (auto [user, index] : uses_[v]) {
+        if (user->parentBlock() != block) continue;
+        if (user->kind() == OpKind::TtDot && user != &dot) return true;
+        if (user->kind() == OpKind::TtReduce && user->intAttr("axis") == 1 && user->operand(index)->type().rank() == 2)
+          return true;
+        for (const ir::Value* r : user->results())
+          if (seen.insert(r).second) work.push_back(r);
+      }
+    }
+    std::vector<const ir::Operation*> defs{&dot};
+    std::set<const ir::Operation*> visited{&dot};
+    while (!defs.empty()) {
+      const ir::Operation* op = defs.back();
+      defs.pop_back();
+      for (const ir::Value* v : op->operands()) {
+        const ir::Operation* def = v->definingOp();
+        if (!def || def->parentBlock() != block || !visited.insert(def).second) continue;
+        if (def->kind() == OpKind::TtDot) return true;
+        defs.push_back(def);
+      }
+    }
+    return false;
+  }
+
   // ---- anchors: the layouts of memory accesses ----------------------------
   // Axes of the reductions and scans that a loaded value flows into through
   // elementwise ops and loop-carried values of the same shape.
@@ -304,13 +361,19 @@ class LayoutAssigner {
         return;
       }
       case OpKind::TtDot: {
-        // The accumulator is where the work happens; COALESCED gives it a
-        // register tile (A and B are read through threadgroup memory, so
-        // their layouts do not constrain it).
+        // The accumulator is where the work happens; COALESCED gives it the
+        // registers of the SIMD-group matrices the dot runs on, else a
+        // register tile for FMAs (A and B are read through threadgroup
+        // memory, so their layouts do not constrain it).
         const std::vector<int64_t>& shape = op.result(0)->type().shape();
-        LayoutPtr l = resolvePolicy(out_.options_.policy) == MemoryLayout::COALESCED && shape.size() == 2
-                          ? DistributedLayout::blocked(chooseDotLayout(shape, out_.options_.numWarps))
-                          : computedHome(op.operand(2));
+        LayoutPtr l;
+        if (resolvePolicy(out_.options_.policy) == MemoryLayout::COALESCED && shape.size() == 2) {
+          const MatrixGroups groups = matrixGroupsFor(op);
+          l = DistributedLayout::blocked(groups.groupsM ? matrixAccumulatorLayout(groups)
+                                                        : chooseDotLayout(shape, out_.options_.numWarps));
+        } else {
+          l = computedHome(op.operand(2));
+        }
         if (!l) l = out_.defaultLayout(shape);
         setHome(op.result(0), l);
         setOperand(op, 0, homeOrDefault(op.operand(0)));

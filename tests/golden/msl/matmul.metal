@@ -6,11 +6,25 @@
 //     a_ptrs_30 tensor<32x32x!tt.ptr<f16>>, a_40_1 tensor<32x32xf16>, a_ptrs_49_1 tensor<32x32x!tt.ptr<f16>>
 //   blocked{spt=[1,1], lanes=[2,16], simds=[4,1], order=[1,0]}:
 //     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_47_1 tensor<32x16xf16>, b_ptrs_52_1 tensor<32x16x!tt.ptr<f16>>
-//   blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}:
-//     t4_f32 tensor<32x16xf32>
+//   blocked{spt=[1,2], lanes=[8,4], simds=[2,2], order=[1,0]}:
+//     t3 tensor<32x16xf32>
 
 #include <metal_stdlib>
 using namespace metal;
+
+// Lane 4g + t of the registers holds elements (g, 2t) and (g, 2t + 1);
+// thread_elements() of lane l holds those of row (l & 16) / 4 + (l & 7) / 2,
+// columns (l & 8) / 2 + (l & 1) * 2 and the one after. One shuffle a tile.
+static inline void tmetal_matrix_to_registers(thread simdgroup_float8x8& m, thread float& x0, thread float& x1,
+                                              uint lane) {
+  const float2 pair = simd_shuffle(m.thread_elements(), ushort((lane & 16) | (lane & 2) << 2 | (lane & 12) >> 1 | (lane & 1)));
+  x0 = pair.x;
+  x1 = pair.y;
+}
+static inline void tmetal_matrix_from_registers(thread simdgroup_float8x8& m, float x0, float x1, uint lane) {
+  m.thread_elements() = simd_shuffle(float2(x0, x1), ushort((lane & 16) | (lane & 6) << 1 | (lane & 8) >> 2 | (lane & 1)));
+}
+
 
 [[max_total_threads_per_threadgroup(128)]]
 kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
@@ -33,10 +47,10 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   int L0_o1 = int(lane);
   // L1 = blocked{spt=[1,1], lanes=[2,16], simds=[4,1], order=[1,0]}
   int L1_o0 = int(lane / 16 + simd * 2);
-  // L2 = blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}
-  int L2_o0 = int(lane / 4 + simd * 8);
+  // L2 = blocked{spt=[1,2], lanes=[8,4], simds=[2,2], order=[1,0]}
+  int L2_o0 = int(lane / 4 + (simd / 2) * 8);
   int L1_o1 = int(lane % 16);
-  int L2_o1 = int(lane % 4) * 4;
+  int L2_o1 = int(lane % 4 + (simd % 2) * 4) * 2;
 
   int pid_m = int(pid.x);
   int pid_n = int(pid.y);
@@ -46,17 +60,19 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   int offs_m_2_0 = L0_o1;
   int offs_m_2_1[4];
   for (int r = 0; r < 4; ++r) offs_m_2_1[r] = L1_o0 + r * 8;
-  int offs_m_2_2 = L2_o0;
+  int offs_m_2_2[2];
+  for (int r = 0; r < 2; ++r) offs_m_2_2[r] = L2_o0 + r * 16;
   int offs_m_4[8];
   for (int r = 0; r < 8; ++r) offs_m_4[r] = offs_m + offs_m_2[r];
-  int offs_m_4_0 = offs_m + offs_m_2_2;
+  int offs_m_4_0[2];
+  for (int r = 0; r < 2; ++r) offs_m_4_0[r] = offs_m + offs_m_2_2[r];
   int offs_n = pid_n * 16;
   int offs_n_5 = L1_o1;
-  int offs_n_5_0[4];
-  for (int r = 0; r < 4; ++r) offs_n_5_0[r] = L2_o1 + r;
+  int offs_n_5_0[2];
+  for (int r = 0; r < 2; ++r) offs_n_5_0[r] = L2_o1 + r;
   int offs_n_7 = offs_n + offs_n_5;
-  int offs_n_7_0[4];
-  for (int r = 0; r < 4; ++r) offs_n_7_0[r] = offs_n + offs_n_5_0[r];
+  int offs_n_7_0[2];
+  for (int r = 0; r < 2; ++r) offs_n_7_0[r] = offs_n + offs_n_5_0[r];
   int a_ptrs_9[8];
   for (int r = 0; r < 8; ++r) a_ptrs_9[r] = offs_m_4[r] * stride_am;
   int a_ptrs_15_offsets[8];
@@ -73,7 +89,7 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) b_ptrs_31[r] = &b_ptr[b_ptrs_23_offsets[r]];
   // the accumulator acc_32 in the tiles of 'tt.dot' 32x16x32 at tests/kernels/linalg.py:33:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; from here to the end of the loop
   int dot_trip = 0;
-  const int dot_m0 = int(simd) / 2 * 16;
+  const int dot_m0 = int(simd) / 2 * 8;
   const int dot_n0 = int(simd) % 2 * 8;
   simdgroup_float8x8 dot_c_tiles[2];
   #pragma clang loop unroll_count(2)
@@ -168,7 +184,7 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
       simdgroup_half8x8 dot_b_tiles[1];
       #pragma clang loop unroll_count(2)
       for (int i = 0; i < 2; ++i) {
-        simdgroup_load(dot_a_tiles[i], dot_ab + (dot_m0 + i * 8) * 40 + kk0, 40);
+        simdgroup_load(dot_a_tiles[i], dot_ab + (dot_m0 + i * 16) * 40 + kk0, 40);
       }
       {
         const int i0 = 0;
@@ -183,21 +199,18 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     for (int r = 0; r < 8; ++r) a_ptrs_30[r] = a_ptrs_49_0[r];
     for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_52_0[r];
   }
-  threadgroup_barrier(mem_flags::mem_threadgroup);
-  #pragma clang loop unroll_count(2)
-  for (int t3 = 0; t3 < 2; ++t3) {
-    simdgroup_store(dot_c_tiles[t3], tg_dot + (dot_m0 + t3 * 8) * 16 + dot_n0, 16);
-  }
-  threadgroup_barrier(mem_flags::mem_threadgroup);
-  float t4_f32[4];
-  int t4_f32_at = L2_o1 + L2_o0 * 16;
-  for (int r = 0; r < 4; ++r) t4_f32[r] = tg_dot[t4_f32_at + r];
-  int c_ptrs_25 = offs_m_4_0 * stride_cm;
-  device float* c_ptrs_27 = c_ptr + c_ptrs_25;
-  bool cond = offs_m_4_0 < M;
-  bool cond0[4];
-  for (int r = 0; r < 4; ++r) cond0[r] = offs_n_7_0[r] < N;
-  bool t5[4];
-  for (int r = 0; r < 4; ++r) t5[r] = cond & cond0[r];
-  for (int r = 0; r < 4; ++r) if (t5[r]) c_ptrs_27[offs_n_7_0[r]] = t4_f32[r];
+  float t3[4];
+  tmetal_matrix_to_registers(dot_c_tiles[0], t3[0], t3[1], lane);
+  tmetal_matrix_to_registers(dot_c_tiles[1], t3[2], t3[3], lane);
+  int c_ptrs_25[2];
+  for (int r = 0; r < 2; ++r) c_ptrs_25[r] = offs_m_4_0[r] * stride_cm;
+  int c_ptrs_29_offsets[4];
+  for (int r = 0; r < 4; ++r) c_ptrs_29_offsets[r] = c_ptrs_25[r / 2] + offs_n_7_0[r % 2];
+  bool cond[2];
+  for (int r = 0; r < 2; ++r) cond[r] = offs_m_4_0[r] < M;
+  bool cond0[2];
+  for (int r = 0; r < 2; ++r) cond0[r] = offs_n_7_0[r] < N;
+  bool t4[4];
+  for (int r = 0; r < 4; ++r) t4[r] = cond[r / 2] & cond0[r % 2];
+  for (int r = 0; r < 4; ++r) if (t4[r]) c_ptr[c_ptrs_29_offsets[r]] = t3[r];
 }

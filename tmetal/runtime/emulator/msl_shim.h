@@ -1421,26 +1421,95 @@ inline void tmetal_threadgroup_barrier(int line, int site, mem_flags flags) {
 }
 
 // ---------------------------------------------------------------------------
-// SIMD-group matrices (8x8 tiles shared by a SIMD group). On the GPU each
-// lane holds a share of the tile; here every lane holds and computes the
-// whole tile, which gives each lane the values the group's tile has without
-// modelling Apple's (undocumented) distribution over lanes. Loads and stores
-// are SIMD-group collectives, so a lane that skips one is reported as
-// divergence, as the hardware would require every lane to take part.
+// SIMD-group matrices (8x8 tiles shared by a SIMD group), distributed over
+// the lanes as on Apple GPUs: lane l holds two elements of row
+// (l & 16) / 4 + (l & 7) / 2, columns (l & 8) / 2 + (l & 1) * 2 and the one
+// after, which thread_elements() names. The MSL specification leaves this
+// mapping to the implementation; it is the one MLX's and llama.cpp's Metal
+// kernels read and write tiles through, and what the emulator checks tmetal's
+// use of it against (unverified here on Apple hardware). Loads, stores and
+// products are SIMD-group collectives: a lane that skips one is reported as
+// divergence, as the hardware requires every lane to take part.
 
 template <class T, int Cols, int Rows>
 struct simdgroup_matrix {
-  T tmetal_elements[Rows][Cols];
+  static_assert(Cols == 8 && Rows == 8, "SIMD-group matrices are 8x8");
+  vec<T, 2> tmetal_pair;
+  vec<T, 2>& thread_elements() { return tmetal_pair; }
+  const vec<T, 2>& thread_elements() const { return tmetal_pair; }
 };
 typedef simdgroup_matrix<half, 8, 8> simdgroup_half8x8;
 typedef simdgroup_matrix<float, 8, 8> simdgroup_float8x8;
 typedef simdgroup_matrix<bfloat, 8, 8> simdgroup_bfloat8x8;
 
+}  // namespace metal
+
+namespace tmetal_emu {
+
+// The row and first column of the two elements lane `lane` holds.
+inline int matrixRow(uint32_t lane) { return int((lane & 16) / 4 + (lane & 7) / 2); }
+inline int matrixColumn(uint32_t lane) { return int((lane & 8) / 2 + (lane & 1) * 2); }
+
+inline int checkMatrixLanes(uint32_t lanes, char* error) {
+  if (lanes == 32) return 0;
+  ErrorText text{error};
+  text << "a SIMD-group matrix needs 32 lanes; this SIMD group has " << uint64_t(lanes);
+  return 1;
+}
+
+inline int combineMatrixLane(const void*, void* results, uint32_t lanes, uint32_t, char* error) {
+  if (checkMatrixLanes(lanes, error)) return 1;
+  for (uint32_t lane = 0; lane < lanes; ++lane) static_cast<uint32_t*>(results)[lane] = lane;
+  return 0;
+}
+
+// This lane's index, from a collective named `op` (every lane must call it).
+inline uint32_t matrixLane(const char* op, int line, int site) {
+  return collective<bool, uint32_t, &combineMatrixLane>(op, line, site, false, 0);
+}
+
+// What each lane hands to a product: its elements of a, b and c.
+template <class T, class A, class B>
+struct MatrixProductShare {
+  metal::vec<A, 2> a;
+  metal::vec<B, 2> b;
+  metal::vec<T, 2> c;
+};
+
+// d = a * b + c on the assembled tiles: each element summed in float from c
+// in the order of K (products of 16-bit floats are exact in float), then
+// rounded to d's type; each lane gets its elements of d.
+template <class T, class A, class B>
+int combineMatrixProduct(const void* deposits, void* results, uint32_t lanes, uint32_t, char* error) {
+  if (checkMatrixLanes(lanes, error)) return 1;
+  const auto* in = static_cast<const Deposit<MatrixProductShare<T, A, B>>*>(deposits);
+  float a[8][8], b[8][8], c[8][8];
+  for (uint32_t lane = 0; lane < lanes; ++lane)
+    for (int e = 0; e < 2; ++e) {
+      const int r = matrixRow(lane), col = matrixColumn(lane) + e;
+      a[r][col] = float(in[lane].value.a[e]);
+      b[r][col] = float(in[lane].value.b[e]);
+      c[r][col] = float(in[lane].value.c[e]);
+    }
+  auto* out = static_cast<metal::vec<T, 2>*>(results);
+  for (uint32_t lane = 0; lane < lanes; ++lane)
+    for (int e = 0; e < 2; ++e) {
+      const int r = matrixRow(lane), col = matrixColumn(lane) + e;
+      float sum = c[r][col];
+      for (int k = 0; k < 8; ++k) sum = __builtin_fmaf(a[r][k], b[k][col], sum);
+      out[lane][e] = T(sum);
+    }
+  return 0;
+}
+
+}  // namespace tmetal_emu
+
+namespace metal {
+
 template <class T, int Cols, int Rows>
 simdgroup_matrix<T, Cols, Rows> make_filled_simdgroup_matrix(std::type_identity_t<T> value) {
   simdgroup_matrix<T, Cols, Rows> m;
-  for (int r = 0; r < Rows; ++r)
-    for (int c = 0; c < Cols; ++c) m.tmetal_elements[r][c] = value;
+  m.tmetal_pair = vec<T, 2>(value);
   return m;
 }
 
@@ -1451,39 +1520,35 @@ template <class T, int Cols, int Rows>
 void tmetal_simdgroup_load(int line, int site, simdgroup_matrix<T, Cols, Rows>& d, const T* src,
                            ulong elements_per_row = Cols, ulong2 matrix_origin = ulong2(0),
                            bool transpose_matrix = false) {
-  tmetal_emu::collective<bool, bool, &tmetal_emu::combineNothing>("simdgroup_load", line, site, false, 0);
+  const uint32_t lane = tmetal_emu::matrixLane("simdgroup_load", line, site);
   const T* origin = src + matrix_origin.y * elements_per_row + matrix_origin.x;
-  for (int r = 0; r < Rows; ++r)
-    for (int c = 0; c < Cols; ++c)
-      d.tmetal_elements[r][c] = transpose_matrix ? origin[c * elements_per_row + r] : origin[r * elements_per_row + c];
+  const ulong r = ulong(tmetal_emu::matrixRow(lane));
+  for (int e = 0; e < 2; ++e) {
+    const ulong c = ulong(tmetal_emu::matrixColumn(lane) + e);
+    d.tmetal_pair[e] = transpose_matrix ? origin[c * elements_per_row + r] : origin[r * elements_per_row + c];
+  }
 }
 
 template <class T, int Cols, int Rows>
 void tmetal_simdgroup_store(int line, int site, const simdgroup_matrix<T, Cols, Rows>& a, T* dst,
                             ulong elements_per_row = Cols, ulong2 matrix_origin = ulong2(0),
                             bool transpose_matrix = false) {
-  tmetal_emu::collective<bool, bool, &tmetal_emu::combineNothing>("simdgroup_store", line, site, false, 0);
+  const uint32_t lane = tmetal_emu::matrixLane("simdgroup_store", line, site);
   T* origin = dst + matrix_origin.y * elements_per_row + matrix_origin.x;
-  for (int r = 0; r < Rows; ++r)
-    for (int c = 0; c < Cols; ++c)
-      (transpose_matrix ? origin[c * elements_per_row + r] : origin[r * elements_per_row + c]) =
-          a.tmetal_elements[r][c];
+  const ulong r = ulong(tmetal_emu::matrixRow(lane));
+  for (int e = 0; e < 2; ++e) {
+    const ulong c = ulong(tmetal_emu::matrixColumn(lane) + e);
+    (transpose_matrix ? origin[c * elements_per_row + r] : origin[r * elements_per_row + c]) = a.tmetal_pair[e];
+  }
 }
 
-// d = a * b + c, each element summed in float from c in the order of K
-// (products of 16-bit floats are exact in float), then rounded to d's type.
 template <class T, class A, class B, int Cols, int Rows, int K>
-void simdgroup_multiply_accumulate(simdgroup_matrix<T, Cols, Rows>& d, const simdgroup_matrix<A, K, Rows>& a,
-                                   const simdgroup_matrix<B, Cols, K>& b, const simdgroup_matrix<T, Cols, Rows>& c) {
-  simdgroup_matrix<T, Cols, Rows> result;
-  for (int r = 0; r < Rows; ++r)
-    for (int col = 0; col < Cols; ++col) {
-      float sum = float(c.tmetal_elements[r][col]);
-      for (int k = 0; k < K; ++k)
-        sum = __builtin_fmaf(float(a.tmetal_elements[r][k]), float(b.tmetal_elements[k][col]), sum);
-      result.tmetal_elements[r][col] = T(sum);
-    }
-  d = result;
+void tmetal_simdgroup_multiply_accumulate(int line, int site, simdgroup_matrix<T, Cols, Rows>& d,
+                                          const simdgroup_matrix<A, K, Rows>& a, const simdgroup_matrix<B, Cols, K>& b,
+                                          const simdgroup_matrix<T, Cols, Rows>& c) {
+  using Share = tmetal_emu::MatrixProductShare<T, A, B>;
+  d.tmetal_pair = tmetal_emu::collective<Share, vec<T, 2>, &tmetal_emu::combineMatrixProduct<T, A, B>>(
+      "simdgroup_multiply_accumulate", line, site, Share{a.tmetal_pair, b.tmetal_pair, c.tmetal_pair}, 0);
 }
 
 }  // namespace metal
@@ -1579,6 +1644,7 @@ struct AnyReference {
 #define simdgroup_barrier(...) tmetal_simdgroup_barrier(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simdgroup_load(...) tmetal_simdgroup_load(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simdgroup_store(...) tmetal_simdgroup_store(TMETAL_CALL_SITE, __VA_ARGS__)
+#define simdgroup_multiply_accumulate(...) tmetal_simdgroup_multiply_accumulate(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simd_sum(...) tmetal_simd_sum(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simd_product(...) tmetal_simd_product(TMETAL_CALL_SITE, __VA_ARGS__)
 #define simd_min(...) tmetal_simd_min(TMETAL_CALL_SITE, __VA_ARGS__)
