@@ -604,8 +604,10 @@ TEST(CodegenDot, AlignedRunsOfStagedOperandsAreWrittenAsVectors) {
     // dot_ab: this trip's half of the loop's two stagings.
     const std::string vectorStore = metal ? "*reinterpret_cast<threadgroup half4*>(dot_ab + "
                                           : "*reinterpret_cast<tmetal_half4*>(dot_ab + ";
+    // A's runs along K, and B's (its threads hold runs along K: staged as
+    // its transpose, [n][k]).
     const std::string blockPointers = compileCase("matmul_block_ptr_f16", options).source;
-    EXPECT_EQ(count(blockPointers, vectorStore), 1u) << blockPointers;
+    EXPECT_EQ(count(blockPointers, vectorStore), 2u) << blockPointers;
     EXPECT_NE(blockPointers.find(metal ? "alignas(16) threadgroup float tg_dot[" : "__shared__ __align__(16) float tg_dot["),
               std::string::npos);
     const std::string elements = compileCase("matmul_f16_f32acc", options).source;

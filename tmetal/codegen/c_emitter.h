@@ -170,14 +170,15 @@ class CEmitter {
                                  MatrixRole role) const = 0;
   // Stores an accumulator tile: element (r, c) to ptr[r * stride + c].
   virtual std::string matrixStore(const std::string& m, const std::string& ptr, int64_t stride) const = 0;
-  // An f32 accumulator tile to and from registers laid out as
-  // layout::matrixAccumulatorLayout gives them to this lane (lane 4g + t:
-  // elements (g, 2t) and (g, 2t + 1)): `x0` and `x1` are lvalues for
-  // matrixToRegisters, values for matrixFromRegisters. The lowering declares
-  // Builtin::LaneIndex for them.
+  // A tile to and from registers laid out as layout::matrixAccumulatorLayout
+  // gives them to this lane (lane 4g + t: elements (g, 2t) and (g, 2t + 1)):
+  // `x0` and `x1` are lvalues for matrixToRegisters (f32 accumulators),
+  // values of the tile's element type `k` for matrixFromRegisters (f32
+  // accumulators; f16 and bf16 A tiles, whose lanes hold the same elements).
+  // The lowering declares Builtin::LaneIndex for them.
   virtual std::string matrixToRegisters(const std::string& m, const std::string& x0, const std::string& x1) const = 0;
-  virtual std::string matrixFromRegisters(const std::string& m, const std::string& x0,
-                                          const std::string& x1) const = 0;
+  virtual std::string matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1,
+                                          ir::ScalarKind k) const = 0;
   // d = a * b + c: f16 tiles a and b, f32 accumulators c and d.
   virtual std::string matrixMultiplyAccumulate(const std::string& d, const std::string& a, const std::string& b,
                                                const std::string& c) const = 0;

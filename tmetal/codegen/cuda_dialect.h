@@ -119,8 +119,10 @@ class CudaDialect : public CEmitter {
   std::string matrixToRegisters(const std::string& m, const std::string& x0, const std::string& x1) const override {
     return x0 + " = " + m + ".x0; " + x1 + " = " + m + ".x1;";
   }
-  std::string matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1) const override {
-    return m + " = tmetal_float8x8{" + x0 + ", " + x1 + "};";
+  std::string matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1,
+                                  ir::ScalarKind k) const override {
+    if (k == ir::ScalarKind::F32) return m + " = tmetal_float8x8{" + x0 + ", " + x1 + "};";
+    return m + ".pair = tmetal_bitcast<uint>(" + vectorType(k, 2) + "(" + x0 + ", " + x1 + "));";
   }
   std::string matrixMultiplyAccumulate(const std::string& d, const std::string& a, const std::string& b,
                                        const std::string& c) const override {

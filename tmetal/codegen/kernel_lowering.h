@@ -252,6 +252,11 @@ class KernelLowering {
     // its last goes to them (else through bufC); bufC is empty when neither
     // stages C and A and B have a staging of their own.
     bool cInRegisters = false, resultInRegisters = false;
+    // A's registers are laid out as the tiles' elements (K whole): its tiles
+    // come from them, and only B is staged.
+    bool aInRegisters = false;
+    // B is staged as its transpose, [n][k] (its threads hold runs along K).
+    bool bByColumns = false;
     // The two registers of tile `tile` (row-major in the group's block) in
     // registers laid out as the tiles are.
     std::pair<int64_t, int64_t> registersOf(const layout::TensorMap& map, int64_t tile) const;

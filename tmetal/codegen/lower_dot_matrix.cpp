@@ -28,9 +28,12 @@ constexpr int64_t kRowPadding = 8;
 
 // Elements of the A and B staging with K in chunks of `chunk` rows (chunk ==
 // k: A as [m][k], B as [k][n]; else both K-outermost, [chunk][m] and
-// [chunk][n]), rows padded.
-int64_t stagedElements(int64_t m, int64_t n, int64_t k, int64_t chunk) {
-  if (chunk == k) return m * (k + kRowPadding) + k * (n + kRowPadding);
+// [chunk][n]), rows padded; B's alone where A's tiles come from registers.
+// (B by rows of K, [n][k], takes n * (k + 8) instead of k * (n + 8).)
+int64_t stagedElements(int64_t m, int64_t n, int64_t k, int64_t chunk, bool stagesA = true,
+                       bool bByColumns = false) {
+  if (chunk == k)
+    return (stagesA ? m * (k + kRowPadding) : 0) + (bByColumns ? n * (k + kRowPadding) : k * (n + kRowPadding));
   return chunk * (m + kRowPadding) + chunk * (n + kRowPadding);
 }
 
@@ -136,7 +139,20 @@ KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot,
   const int64_t k = dot.operand(0)->type().shape()[1];
   const ir::Type staged = ir::Type::scalar(stagedKind(dot));
   const int stagedBytes = elementBytes(staged);
-  const int64_t abBytes = ThreadgroupMemory::roundedBytes(stagedElements(t.m, t.n, k, t.plan.chunk), stagedBytes);
+  // A's tiles straight from A's registers where they hold them: every group
+  // along the rows, as C's tiles (P of the attention, whose registers are
+  // the first dot's C).
+  t.aInRegisters = t.plan.chunk == k && t.plan.groupsN == 1 && t.plan.groupsM == layouts_.numWarps() &&
+                   holdsTiles(t, layouts_.operandLayout(&dot, 0)) &&
+                   dot.operand(0)->type().element().scalarKind() == stagedKind(dot);
+  // B whose threads hold runs along K (attention's K^T, loaded by rows of
+  // K) is staged as its transpose, [n][k], so that the runs are stored as
+  // vectors; its tiles load transposed.
+  const layout::LayoutPtr bLayout = layouts_.operandLayout(&dot, 1);
+  t.bByColumns = t.plan.chunk == k && bLayout &&
+                 layout::TensorMap(bLayout, dot.operand(1)->type().shape()).innermostDim() == 0;
+  const int64_t abBytes = ThreadgroupMemory::roundedBytes(
+      stagedElements(t.m, t.n, k, t.plan.chunk, !t.aInRegisters, t.bByColumns), stagedBytes);
   const int64_t sharedBytes = std::max(stagesC ? ThreadgroupMemory::roundedBytes(t.m * t.n, 4) : 0, 2 * abBytes);
   if (acrossTrips && t.plan.chunk == k && threadgroupMemory_.hasRoomFor(sharedBytes)) {
     t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), sharedBytes / 4,
@@ -225,7 +241,7 @@ void KernelLowering::initDotTiles(const DotTiles& t, const RegisterTensor& c) {
     for (int64_t tile = 0; tile < t.tileCount(); ++tile) {
       const auto [first, second] = t.registersOf(map, tile);
       body_.line(dialect_.matrixFromRegisters(t.tiles + "[" + std::to_string(tile) + "]", c.regs[first],
-                                              c.regs[second]));
+                                              c.regs[second], ScalarKind::F32));
     }
     return;
   }
@@ -262,11 +278,11 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     body_.line(dialect_.threadgroupAlias(typeOf(a.element), bufAB,
                                          t.bufAB + " + " + t.trip + " * " + std::to_string(t.abElements)));
   } else {
-    bufAB = allocateStaging(dot, a.element, stagedElements(m, n, k, chunk), "dot_ab");
+    bufAB = allocateStaging(dot, a.element, stagedElements(m, n, k, chunk, !t.aInRegisters, t.bByColumns), "dot_ab");
   }
   // Rows of A as staged ([m][k] whole, [chunk][m] in chunks), then B's.
-  const int64_t strideA = (chunked ? m : k) + kRowPadding, strideB = n + kRowPadding;
-  const int64_t atB = (chunked ? chunk : m) * strideA;
+  const int64_t strideA = (chunked ? m : k) + kRowPadding, strideB = (t.bByColumns ? k : n) + kRowPadding;
+  const int64_t atB = t.aInRegisters ? 0 : (chunked ? chunk : m) * strideA;
   const std::string bufB = "(" + bufAB + " + " + std::to_string(atB) + ")";
   // Loads `count` tiles named tiles[first + i] from pointerTo(i) (the i-th
   // tile's start), `tileStep` elements apart, as many a statement as the
@@ -290,6 +306,23 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     }
     body_.close();
   };
+  // A's tiles from its registers, all of K's: aAll[i * kAll + kt] is row i
+  // of the group's tiles, K tile kt.
+  const int64_t kAll = k / kTile;
+  const std::string aAll = t.aInRegisters ? newName("dot_a_registers") : "";
+  if (t.aInRegisters) {
+    useBuiltin(Builtin::LaneIndex);
+    body_.line(dialect_.matrixType(a.element.scalarKind()) + " " + aAll + "[" + std::to_string(t.plan.tilesM * kAll) +
+               "];");
+    const layout::TensorMap map = a.map();
+    for (int64_t i = 0; i < t.plan.tilesM; ++i)
+      for (int64_t kt = 0; kt < kAll; ++kt) {
+        const int64_t first = map.registerAt({i * t.rowStep(), kt * kTile});
+        const int64_t second = map.registerAt({i * t.rowStep(), kt * kTile + 1});
+        body_.line(dialect_.matrixFromRegisters(aAll + "[" + std::to_string(i * kAll + kt) + "]", a.regs[first],
+                                                a.regs[second], a.element.scalarKind()));
+      }
+  }
   // K rows [0, rows) of the staged A and B.
   auto multiply = [&](int64_t rows) {
     openTileGroups(t);
@@ -297,6 +330,8 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     // Two K tiles a statement where the target multiplies 16 deep.
     const int64_t kTiles = pairs && rows % 16 == 0 && dialect_.pairsMatrixMultipliesAlongK() ? 2 : 1;
     const std::string kk = newName("kk");
+    // Registers of A are picked by kk: the trips written out.
+    if (t.aInRegisters) body_.line(dialect_.loopUnrollHint(static_cast<int>(rows / (8 * kTiles))));
     body_.open("for (int " + kk + " = 0; " + kk + " < " + std::to_string(rows) + "; " + kk +
                " += " + std::to_string(8 * kTiles) + ")");
     const std::string aTiles = newName("dot_a_tiles"), bTiles = newName("dot_b_tiles");
@@ -310,10 +345,20 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
         return chunked ? bufAB + " + " + k0 + " * " + std::to_string(strideA) + " + " + row
                        : bufAB + " + " + row + " * " + std::to_string(strideA) + " + " + k0;
       };
-      loadTiles(aTiles, s * t.plan.tilesM, t.plan.tilesM, aTile, chunked ? t.rowStep() : t.rowStep() * strideA,
-                strideA, chunked, MatrixRole::A);
-      auto bTile = [&](const std::string& j) { return bufB + " + " + k0 + " * " + std::to_string(strideB) + " + " + t.tileColumn(j); };
-      loadTiles(bTiles, s * t.plan.tilesN, t.plan.tilesN, bTile, t.columnStep(), strideB, false, MatrixRole::B);
+      if (t.aInRegisters) {
+        for (int64_t i = 0; i < t.plan.tilesM; ++i)
+          body_.line(aTiles + "[" + std::to_string(s * t.plan.tilesM + i) + "] = " + aAll + "[" +
+                     std::to_string(i * kAll) + " + " + k0 + " / 8];");
+      } else {
+        loadTiles(aTiles, s * t.plan.tilesM, t.plan.tilesM, aTile, chunked ? t.rowStep() : t.rowStep() * strideA,
+                  strideA, chunked, MatrixRole::A);
+      }
+      auto bTile = [&](const std::string& j) {
+        return t.bByColumns ? bufB + " + " + t.tileColumn(j) + " * " + std::to_string(strideB) + " + " + k0
+                            : bufB + " + " + k0 + " * " + std::to_string(strideB) + " + " + t.tileColumn(j);
+      };
+      loadTiles(bTiles, s * t.plan.tilesN, t.plan.tilesN, bTile,
+                t.bByColumns ? t.columnStep() * strideB : t.columnStep(), strideB, t.bByColumns, MatrixRole::B);
     }
     const std::string j = newName("t");
     const std::string tilesN = std::to_string(t.plan.tilesN);
@@ -377,8 +422,15 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     body_.close();
   } else {
     if (!doubled) barrierBeforeReuse();
-    stage(a, 0, k, "", 0);
-    stage(b, atB, n, "", 0);
+    if (!t.aInRegisters) stage(a, 0, k, "", 0);
+    if (t.bByColumns) {
+      RegisterTensor bT = b;
+      bT.layout = layout::permuteLayout(b.layout, {1, 0});
+      bT.shape = {n, k};
+      stage(bT, atB, k, "", 0);
+    } else {
+      stage(b, atB, n, "", 0);
+    }
     body_.line(dialect_.barrier());
     issueLoadsAhead(*dot.parentBlock());  // A's and B's registers are free
     multiply(k);

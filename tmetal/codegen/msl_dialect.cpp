@@ -307,8 +307,10 @@ std::string MslDialect::matrixToRegisters(const std::string& m, const std::strin
   return "tmetal_matrix_to_registers(" + m + ", " + x0 + ", " + x1 + ", " + builtinName(Builtin::LaneIndex) + ");";
 }
 
-std::string MslDialect::matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1) const {
-  return "tmetal_matrix_from_registers(" + m + ", " + x0 + ", " + x1 + ", " + builtinName(Builtin::LaneIndex) + ");";
+std::string MslDialect::matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1,
+                                            ScalarKind k) const {
+  return "tmetal_matrix_from_registers(" + m + ", " + vectorType(k, 2) + "(" + x0 + ", " + x1 + "), " +
+         builtinName(Builtin::LaneIndex) + ");";
 }
 
 // <metal_stdlib> has the tiles; these move an accumulator tile's elements
@@ -325,9 +327,10 @@ static inline void tmetal_matrix_to_registers(thread simdgroup_float8x8& m, thre
   x0 = pair.x;
   x1 = pair.y;
 }
-static inline void tmetal_matrix_from_registers(thread simdgroup_float8x8& m, float x0, float x1, uint lane) {
+template <typename T>
+static inline void tmetal_matrix_from_registers(thread simdgroup_matrix<T, 8, 8>& m, vec<T, 2> pair, uint lane) {
   const ushort holder = ushort((lane & 16) | (lane & 6) << 1 | (lane & 8) >> 2 | (lane & 1));
-  m.thread_elements() = simd_shuffle(float2(x0, x1), holder);
+  m.thread_elements() = simd_shuffle(pair, holder);
 }
 )";
 }

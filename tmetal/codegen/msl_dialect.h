@@ -97,7 +97,8 @@ class MslDialect : public CEmitter {
     return "simdgroup_multiply_accumulate(" + d + ", " + a + ", " + b + ", " + c + ");";
   }
   std::string matrixToRegisters(const std::string& m, const std::string& x0, const std::string& x1) const override;
-  std::string matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1) const override;
+  std::string matrixFromRegisters(const std::string& m, const std::string& x0, const std::string& x1,
+                                  ir::ScalarKind k) const override;
   std::string matrixHelpers() const override;
 
   bool hasAtomic(AtomicOp op, ir::ScalarKind k) const override;

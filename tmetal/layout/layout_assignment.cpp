@@ -366,17 +366,25 @@ class LayoutAssigner {
         // register tile for FMAs (A and B are read through threadgroup
         // memory, so their layouts do not constrain it).
         const std::vector<int64_t>& shape = op.result(0)->type().shape();
-        LayoutPtr l;
+        LayoutPtr l, a = homeOrDefault(op.operand(0));
         if (resolvePolicy(out_.options_.policy) == MemoryLayout::COALESCED && shape.size() == 2) {
           const MatrixGroups groups = matrixGroupsFor(op);
           l = DistributedLayout::blocked(groups.groupsM ? matrixAccumulatorLayout(groups)
                                                         : chooseDotLayout(shape, out_.options_.numWarps));
+          // With every group along the rows, A's tiles come from registers
+          // laid out as C's (lower_dot_matrix.cpp). An A computed before the
+          // dot's loop (attention's Q) is converted to that once, there.
+          const ir::Operation* def = op.operand(0)->definingOp();
+          const bool invariant = !def || def->parentBlock() != op.parentBlock();
+          if (groups.groupsN == 1 && invariant &&
+              !ir::isFloat8Kind(op.operand(0)->type().element().scalarKind()))
+            a = l;
         } else {
           l = computedHome(op.operand(2));
         }
         if (!l) l = out_.defaultLayout(shape);
         setHome(op.result(0), l);
-        setOperand(op, 0, homeOrDefault(op.operand(0)));
+        setOperand(op, 0, a);
         setOperand(op, 1, homeOrDefault(op.operand(1)));
         setOperand(op, 2, l);
         return;

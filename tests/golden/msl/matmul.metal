@@ -17,12 +17,15 @@ using namespace metal;
 // columns (l & 8) / 2 + (l & 1) * 2 and the one after. One shuffle a tile.
 static inline void tmetal_matrix_to_registers(thread simdgroup_float8x8& m, thread float& x0, thread float& x1,
                                               uint lane) {
-  const float2 pair = simd_shuffle(m.thread_elements(), ushort((lane & 16) | (lane & 2) << 2 | (lane & 12) >> 1 | (lane & 1)));
+  const ushort holder = ushort((lane & 16) | (lane & 2) << 2 | (lane & 12) >> 1 | (lane & 1));
+  const float2 pair = simd_shuffle(m.thread_elements(), holder);
   x0 = pair.x;
   x1 = pair.y;
 }
-static inline void tmetal_matrix_from_registers(thread simdgroup_float8x8& m, float x0, float x1, uint lane) {
-  m.thread_elements() = simd_shuffle(float2(x0, x1), ushort((lane & 16) | (lane & 6) << 1 | (lane & 8) >> 2 | (lane & 1)));
+template <typename T>
+static inline void tmetal_matrix_from_registers(thread simdgroup_matrix<T, 8, 8>& m, vec<T, 2> pair, uint lane) {
+  const ushort holder = ushort((lane & 16) | (lane & 6) << 1 | (lane & 8) >> 2 | (lane & 1));
+  m.thread_elements() = simd_shuffle(pair, holder);
 }
 
 
