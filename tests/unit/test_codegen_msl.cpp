@@ -479,6 +479,40 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
 
 // bfloat16 inputs take the same path: simdgroup_bfloat8x8 (MSL 3.1, as the
 // bfloat type itself) on Metal, bf16 mma.sync on CUDA, staged as bfloat.
+// Fused attention: both dots' C, P (the first dot's C in f16, the second's
+// A) and Q (loaded before the loop) stay in the tiles' register layout, every
+// SIMD group along the rows, so a trip waits only at each dot's staging of B
+// (K^T staged as [n][k] in vectors): four barriers, no conversion.
+TEST(CodegenDot, AttentionKeepsCAndPAndQInTheTilesRegisters) {
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+    const bool metal = options.target == "metal";
+    const codegen::CompiledKernel kernel = compileCase("attention_fwd_f16", options);
+    const auto& dots = kernel.metadata.layouts["dots"];
+    ASSERT_EQ(dots.size(), 2u);
+    for (const auto& dot : dots) {
+      EXPECT_EQ(dot["accumulator"], "registers");
+      EXPECT_EQ(dot["simd_groups"], nlohmann::json::array({4, 1}));
+    }
+    const std::string& source = kernel.source;
+    const size_t loop = source.find("for (int start = 0;");
+    ASSERT_NE(loop, std::string::npos) << source;
+    const std::string body = source.substr(loop);
+    EXPECT_EQ(count(body, metal ? "threadgroup_barrier(" : "__syncthreads()"), 4u) << body;
+    EXPECT_EQ(count(source, "layout conversion"), 0u) << source;
+    EXPECT_EQ(count(body, metal ? "simdgroup_store(" : "tmetal_matrix_store("), 0u) << body;
+    // Q's four tiles and P's four from registers; each dot's C out of them.
+    EXPECT_EQ(count(body, metal ? "tmetal_matrix_from_registers(dot_a_registers" : "].pair = tmetal_bitcast<uint>("),
+              8u) << body;
+    EXPECT_EQ(count(body, metal ? "tmetal_matrix_to_registers(dot_c_tiles" : " = dot_c_tiles"), metal ? 8u : 16u)
+        << body;
+    // K^T (32x32, runs of 8 along K a thread) in one 16-byte store a thread.
+    EXPECT_EQ(count(body, metal ? "*reinterpret_cast<threadgroup int4*>(tg_dot_ab + " : "*reinterpret_cast<int4*>(tg_dot_ab + "),
+              1u) << body;
+  }
+}
+
 TEST(CodegenDot, Bfloat16DotsRunOnSimdGroupMatricesOnBothTargets) {
   std::string ttir = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.nodebug.ttir");
   for (size_t at = ttir.find("f16>"); at != std::string::npos; at = ttir.find("f16>", at + 5)) ttir.replace(at, 4, "bf16>");

@@ -307,6 +307,39 @@ TEST(BlockedLayoutChoice, EveryPolicyUsesAllThreadsOfEveryShape) {
   }
 }
 
+// SIMD groups over C's 8x8 tiles: as many as divide them, squarest blocks;
+// all along the rows when asked and the rows divide; none when no grid uses
+// every group evenly is left to the caller (fewer groups come back).
+TEST(BlockedLayoutChoice, MatrixGroupsCoverTheTilesEvenly) {
+  EXPECT_EQ(chooseMatrixGroups(8, 8, 4, false), (MatrixGroups{2, 2}));
+  EXPECT_EQ(chooseMatrixGroups(4, 2, 4, false), (MatrixGroups{2, 2}));
+  EXPECT_EQ(chooseMatrixGroups(4, 4, 4, true), (MatrixGroups{4, 1}));
+  EXPECT_EQ(chooseMatrixGroups(2, 8, 4, true), (MatrixGroups{1, 4}));  // 2 rows of tiles for 4 groups
+  EXPECT_EQ(chooseMatrixGroups(2, 2, 8, false), (MatrixGroups{2, 2}));  // four groups idle
+  EXPECT_EQ(chooseMatrixGroups(3, 5, 4, false), (MatrixGroups{3, 1}));
+}
+
+// The tiles' register layout: lane 4g + t holds (g, 2t) and (g, 2t + 1) of
+// each of its group's tiles, group (i, j) the tiles (i + a * gM, j + b * gN),
+// a tile's two registers after the previous tile's.
+TEST(BlockedLayoutChoice, MatrixAccumulatorLayoutIsTheTilesRegisters) {
+  const BlockedLayout b = matrixAccumulatorLayout({2, 2});
+  EXPECT_EQ(b.str(), "blocked{spt=[1,2], lanes=[8,4], simds=[2,2], order=[1,0]}");
+  EXPECT_EQ(matrixGroupsOf(b), (MatrixGroups{2, 2}));
+  EXPECT_EQ(matrixGroupsOf(chooseDotLayout({32, 16}, 4)), MatrixGroups{});
+  const TensorMap map(DistributedLayout::blocked(b), {32, 32});  // 2x2 tiles a group
+  checkCoversOnce(map);
+  const int lane = 4 * 5 + 3, group = 1 * 2 + 0;  // g = 5, t = 3; group (1, 0)
+  const int thread = group * 32 + lane;
+  for (int tileRow = 0; tileRow < 2; ++tileRow)
+    for (int tileColumn = 0; tileColumn < 2; ++tileColumn)
+      for (int e = 0; e < 2; ++e) {
+        const int64_t r = 2 * (tileRow * 2 + tileColumn) + e;
+        const std::vector<int64_t> expected{(1 + 2 * tileRow) * 8 + 5, (0 + 2 * tileColumn) * 8 + 6 + e};
+        EXPECT_EQ(map.tensorIndex(thread, r), expected) << "register " << r;
+      }
+}
+
 TEST(BlockedLayoutChoice, DotAccumulatorsGetRegisterTiles) {
   EXPECT_EQ(chooseDotLayout({64, 64}, 4).str(), "blocked{spt=[4,4], lanes=[2,16], simds=[4,1], order=[1,0]}");
   EXPECT_EQ(chooseDotLayout({32, 16}, 4).str(), "blocked{spt=[1,4], lanes=[8,4], simds=[4,1], order=[1,0]}");

@@ -559,6 +559,53 @@ TEST(EmulatorKernels, SimdgroupMatrixLoadsMultipliesAndStores) {
       }
 }
 
+// Each lane's thread_elements() of a loaded tile, and a tile written
+// through thread_elements() then stored: lane l holds row
+// (l & 16) / 4 + (l & 7) / 2, columns (l & 8) / 2 + (l & 1) * 2 and the next.
+const char* kThreadElements = R"msl(#include <metal_stdlib>
+using namespace metal;
+
+kernel void elements(device const float* in [[buffer(0)]],
+                     device float* held [[buffer(1)]],
+                     device float* written [[buffer(2)]],
+                     uint3 pid [[threadgroup_position_in_grid]],
+                     uint tid [[thread_index_in_threadgroup]],
+                     uint lane [[thread_index_in_simdgroup]],
+                     uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup float tg[64];
+  for (uint i = lane; i < 64; i += 32) tg[i] = in[i];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  simdgroup_float8x8 m;
+  simdgroup_load(m, tg, 8);
+  held[2 * lane] = m.thread_elements()[0];
+  held[2 * lane + 1] = m.thread_elements()[1];
+  m.thread_elements() = float2(float(lane), float(lane) + 0.5f);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  simdgroup_store(m, tg, 8);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  for (uint i = lane; i < 64; i += 32) written[i] = tg[i];
+}
+)msl";
+
+TEST(EmulatorKernels, ThreadElementsHoldTwoElementsOfARowPerLane) {
+  auto md = metalKernel("elements", 32,
+                        {pointerParam("in", "f32", 0), pointerParam("held", "f32", 1),
+                         pointerParam("written", "f32", 2)});
+  EmulatorKernel kernel = compile(kThreadElements, md, testOptions());
+  std::vector<float> in(64), held(64, -1.0f), written(64, -1.0f);
+  for (int i = 0; i < 64; ++i) in[i] = float(i);
+  launch(kernel, {ArgSlot::buffer(in.data(), 256), ArgSlot::buffer(held.data(), 256),
+                  ArgSlot::buffer(written.data(), 256)},
+         {1, 1, 1});
+  for (int lane = 0; lane < 32; ++lane) {
+    const int row = (lane & 16) / 4 + (lane & 7) / 2, column = (lane & 8) / 2 + (lane & 1) * 2;
+    for (int e = 0; e < 2; ++e) {
+      EXPECT_EQ(held[2 * lane + e], float(row * 8 + column + e)) << "lane " << lane << ", element " << e;
+      EXPECT_EQ(written[row * 8 + column + e], float(lane) + 0.5f * e) << "lane " << lane << ", element " << e;
+    }
+  }
+}
+
 TEST(EmulatorKernels, ThreeDimensionalGridAndEveryBuiltin) {
   auto md = metalKernel("builtins", 40, {pointerParam("out", "i32", 0)},
                         {{"threadgroup_position_in_grid", "uint3"},
