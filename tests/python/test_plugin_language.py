@@ -463,6 +463,41 @@ def matmul_k_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, str
 
 
 @triton.jit
+def matmul_column_blocks_kernel(a_ptr, b_ptr, c_ptr, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                BLOCK_K: tl.constexpr):
+    # One program walks C's column blocks, a K loop in each: the K loop runs
+    # again after it ends.
+    rm, rn, rk = tl.arange(0, BLOCK_M), tl.arange(0, BLOCK_N), tl.arange(0, BLOCK_K)
+    for n0 in range(0, N, BLOCK_N):
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k0 in range(0, K, BLOCK_K):
+            a = tl.load(a_ptr + rm[:, None] * K + (k0 + rk)[None, :])
+            b = tl.load(b_ptr + (k0 + rk)[:, None] * N + (n0 + rn)[None, :])
+            acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + (n0 + rn)[None, :], acc)
+
+
+def check_dot_loop_inside_a_loop(device: Device):
+    # Three trips of K (odd): the K loop ends on the first of its two
+    # stagings, where the next column block's first trip stages again, so a
+    # barrier after the loop waits for the last trip's reads.
+    rng = np.random.default_rng(14)
+    M, N, K = 32, 96, 96
+    a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
+    c = device.put(np.zeros((M, N), np.float32))
+    compiled = matmul_column_blocks_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)),
+                                                  c, N, K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
+    (dot, ) = compiled.metadata.tmetal_abi["layouts"]["dots"]
+    assert (dot["strategy"], dot["staging_buffers"]) == ("simdgroup_matrix", 2), dot
+    source = compiled.asm["msl"] if "msl" in compiled.asm else compiled.asm["cuda"]
+    source = source.decode() if isinstance(source, bytes) else source
+    last_trip, after_loop = source.split("dot_trip ^= 1;")[1].split("\n")[1:3]
+    assert last_trip.strip() == "}" and ("threadgroup_barrier(" in after_loop or "__syncthreads()" in after_loop), source
+
+
+@triton.jit
 def transposed_pointers_kernel(x_ptr, y_ptr, S: tl.constexpr):
     r = tl.arange(0, S)
     pointers = tl.trans(x_ptr + r[:, None] * S + r[None, :])  # a pointer tensor changes layout
@@ -888,6 +923,7 @@ def check_device_print(device: Device):
 CHECKS = {
     "pointer_tensor_conversion": check_pointer_tensor_conversion,
     "matmul_k_loop": check_matmul_k_loop,
+    "dot_loop_inside_a_loop": check_dot_loop_inside_a_loop,
     "map_elementwise": check_map_elementwise,
     "loop_options": check_loop_options,
     "device_print": check_device_print,

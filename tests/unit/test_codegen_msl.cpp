@@ -481,8 +481,9 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
 // bfloat type itself) on Metal, bf16 mma.sync on CUDA, staged as bfloat.
 // Fused attention: both dots' C, P (the first dot's C in f16, the second's
 // A) and Q (loaded before the loop) stay in the tiles' register layout, every
-// SIMD group along the rows, so a trip waits only at each dot's staging of B
-// (K^T staged as [n][k] in vectors): four barriers, no conversion.
+// SIMD group along the rows, so a trip waits only after each dot's staging of
+// B (K^T staged as [n][k] in vectors), which alternates between two buffers:
+// two barriers a trip, no conversion.
 TEST(CodegenDot, AttentionKeepsCAndPAndQInTheTilesRegisters) {
   codegen::CompileOptions cuda;
   cuda.target = "cuda";
@@ -494,12 +495,14 @@ TEST(CodegenDot, AttentionKeepsCAndPAndQInTheTilesRegisters) {
     for (const auto& dot : dots) {
       EXPECT_EQ(dot["accumulator"], "registers");
       EXPECT_EQ(dot["simd_groups"], nlohmann::json::array({4, 1}));
+      EXPECT_EQ(dot["staging_buffers"], 2);
     }
     const std::string& source = kernel.source;
     const size_t loop = source.find("for (int start = 0;");
     ASSERT_NE(loop, std::string::npos) << source;
     const std::string body = source.substr(loop);
-    EXPECT_EQ(count(body, metal ? "threadgroup_barrier(" : "__syncthreads()"), 4u) << body;
+    EXPECT_EQ(count(body, metal ? "threadgroup_barrier(" : "__syncthreads()"), 2u) << body;
+    EXPECT_EQ(count(body, "dot_trip ^= 1;") + count(body, "dot_trip0 ^= 1;"), 2u) << body;
     EXPECT_EQ(count(source, "layout conversion"), 0u) << source;
     EXPECT_EQ(count(body, metal ? "simdgroup_store(" : "tmetal_matrix_store("), 0u) << body;
     // Q's four tiles and P's four from registers; each dot's C out of them.
@@ -508,7 +511,7 @@ TEST(CodegenDot, AttentionKeepsCAndPAndQInTheTilesRegisters) {
     EXPECT_EQ(count(body, metal ? "tmetal_matrix_to_registers(dot_c_tiles" : " = dot_c_tiles"), metal ? 8u : 16u)
         << body;
     // K^T (32x32, runs of 8 along K a thread) in one 16-byte store a thread.
-    EXPECT_EQ(count(body, metal ? "*reinterpret_cast<threadgroup int4*>(tg_dot_ab + " : "*reinterpret_cast<int4*>(tg_dot_ab + "),
+    EXPECT_EQ(count(body, metal ? "*reinterpret_cast<threadgroup int4*>(dot_ab + " : "*reinterpret_cast<int4*>(dot_ab + "),
               1u) << body;
   }
 }

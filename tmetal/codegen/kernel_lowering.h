@@ -251,7 +251,7 @@ class KernelLowering {
     // C's first value is in the tiles' registers (else zero or staged), and
     // its last goes to them (else through bufC); bufC is empty when neither
     // stages C and A and B have a staging of their own.
-    bool cInRegisters = false, resultInRegisters = false;
+    bool cInRegisters = false, resultInRegisters = false, stagesC = true;
     // A's registers are laid out as the tiles' elements (K whole): its tiles
     // come from them, and only B is staged.
     bool aInRegisters = false;
@@ -272,8 +272,12 @@ class KernelLowering {
   // Declares the tiles; `acrossTrips`: they carry a loop's accumulator. C's
   // staging is allocated unless `c` (the first value of the tiles) and
   // `result` (the last) are zero or in the tiles' registers (holdsTiles).
-  DotTiles beginDotTiles(const ir::Operation& dot, bool acrossTrips, const RegisterTensor& c,
+  DotTiles beginDotTiles(const ir::Operation& dot, bool acrossTrips, const layout::LayoutPtr& cLayout, bool cZero,
                          const ir::Value* result);
+  // Whether a tt.dot on matrices takes C from registers laid out as the
+  // tiles and gives its result back the same way (no staging of C).
+  bool keepsCInRegisters(const ir::Operation& dot);
+  bool isZeroTensor(const RegisterTensor& c) const;
   // Whether registers in layout `l` are the tiles' own (matrixAccumulatorLayout
   // of the plan's grid, every SIMD group holding tiles).
   bool holdsTiles(const DotTiles& t, const layout::LayoutPtr& l) const;
@@ -449,6 +453,9 @@ class KernelLowering {
   // The dots whose loop carries their accumulator in tiles, and the values
   // (carried argument, dot result) that then have no registers.
   std::unordered_map<const ir::Operation*, DotTiles> loopAccumulatorTiles_;
+  // The other dots of a loop's body whose C stays in registers: tiles and
+  // two stagings of A and B declared before the loop, trips alternating.
+  std::unordered_map<const ir::Operation*, DotTiles> loopDotTiles_;
   std::set<const ir::Value*> valuesInTiles_;
   FloatConversions floatConversions_{dialect_};
   LibdeviceCalls libdeviceCalls_{dialect_};

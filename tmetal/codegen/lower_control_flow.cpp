@@ -545,7 +545,8 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
       body_.comment("the accumulator " + nameFor(arg) + " in the tiles of " +
                     dotOnMatricesComment(*dotsInTiles[i], "from here to the end of the loop"));
       const RegisterTensor initial = operandTensor(op, 3 + i);
-      const DotTiles tiles = beginDotTiles(*dotsInTiles[i], true, initial, op.result(i));
+      const DotTiles tiles =
+          beginDotTiles(*dotsInTiles[i], true, initial.layout, isZeroTensor(initial), op.result(i));
       initDotTiles(tiles, initial);
       loopAccumulatorTiles_[dotsInTiles[i]] = tiles;
       valuesInTiles_.insert(arg);
@@ -556,6 +557,16 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
       scalars[i] = nameFor(arg);
       body_.line(typeOf(arg->type()) + " " + scalars[i] + " = " + scalarOf(init) + ";");
     }
+  }
+  // The body's other dots whose C stays in registers (attention's two)
+  // alternate between two stagings of A and B too, declared here.
+  std::vector<const ir::Operation*> dotsWithStagings;
+  for (const auto& inner : body.ops()) {
+    const ir::Operation* dot = inner.get();
+    if (dot->kind() != ir::OpKind::TtDot || loopAccumulatorTiles_.count(dot) || !keepsCInRegisters(*dot)) continue;
+    body_.comment("two stagings of " + dotOnMatricesComment(*dot, "C in the tiles' registers"));
+    loopDotTiles_[dot] = beginDotTiles(*dot, true, layouts_.operandLayout(dot, 2), false, dot->result(0));
+    dotsWithStagings.push_back(dot);
   }
   const ir::Value* iv = body.argument(0);
   std::string ivType = typeOf(iv->type());
@@ -617,6 +628,20 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     emitLoop(dialect_.loopUnrollHint(2), nameFor(iv), mainEnd, upper);
     endBodyCopies();
   }
+  // A loop that runs again (inside another loop) starts its trips over at
+  // the first staging, which its last trip may have been reading.
+  bool alternates = false;
+  for (const ir::Operation* dot : dotsWithStagings) {
+    alternates = alternates || !loopDotTiles_.at(dot).bufAB.empty();
+    loopDotTiles_.erase(dot);
+  }
+  for (const ir::Operation* dot : dotsInTiles)
+    alternates = alternates || (dot && !loopAccumulatorTiles_.at(dot).bufAB.empty());
+  bool runsAgain = false;
+  for (const ir::Operation* outer = op.parentBlock()->parentOp(); outer;
+       outer = outer->parentBlock() ? outer->parentBlock()->parentOp() : nullptr)
+    runsAgain = runsAgain || outer->kind() == ir::OpKind::ScfFor || outer->kind() == ir::OpKind::ScfWhile;
+  if (alternates && runsAgain) body_.line(dialect_.barrier());
   for (size_t i = 0; i < n; ++i) {
     if (dotsInTiles[i]) {
       defineTensor(op.result(i), finishDotTiles(loopAccumulatorTiles_.at(dotsInTiles[i]), op.result(i)));

@@ -124,18 +124,31 @@ const ir::Operation* KernelLowering::accumulatorDotOfLoop(const ir::Operation& l
 // and C's staging took apart (2x9.5 KB, not 9.5 + 16 KB, for 64x64x32 in
 // f16). 2048^3 f16 on an H100: 127 -> 119 us
 // (bench/results/2026-11-27-h100-double-buffered-dots/).
+bool KernelLowering::isZeroTensor(const RegisterTensor& c) const {
+  return c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
+}
+
+bool KernelLowering::keepsCInRegisters(const ir::Operation& dot) {
+  DotTiles probe;
+  probe.plan = dotMatrixPlan(dot);
+  auto f32 = [](const ir::Value* v) { return v->type().element().scalarKind() == ScalarKind::F32; };
+  return probe.plan.chunk && holdsTiles(probe, layouts_.operandLayout(&dot, 2)) && f32(dot.operand(2)) &&
+         holdsTiles(probe, layouts_.home(dot.result(0))) && f32(dot.result(0));
+}
+
 KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips,
-                                                       const RegisterTensor& c, const ir::Value* result) {
+                                                       const layout::LayoutPtr& cLayout, bool cZero,
+                                                       const ir::Value* result) {
   DotTiles t;
   t.plan = dotMatrixPlan(dot);
   const std::vector<int64_t>& shape = dot.result(0)->type().shape();
   t.m = shape[0];
   t.n = shape[1];
-  t.cInRegisters = holdsTiles(t, c.layout) && c.element.scalarKind() == ScalarKind::F32;
+  t.cInRegisters = holdsTiles(t, cLayout) && dot.operand(2)->type().element().scalarKind() == ScalarKind::F32;
   t.resultInRegisters =
       holdsTiles(t, layouts_.home(result)) && result->type().element().scalarKind() == ScalarKind::F32;
-  const bool zero = c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
-  const bool stagesC = !(zero || t.cInRegisters) || !t.resultInRegisters;
+  t.stagesC = !(cZero || t.cInRegisters) || !t.resultInRegisters;
+  const bool stagesC = t.stagesC;
   const int64_t k = dot.operand(0)->type().shape()[1];
   const ir::Type staged = ir::Type::scalar(stagedKind(dot));
   const int stagedBytes = elementBytes(staged);
@@ -234,7 +247,7 @@ std::string KernelLowering::DotTiles::cTile(const std::string& t) const {
 }
 
 void KernelLowering::initDotTiles(const DotTiles& t, const RegisterTensor& c) {
-  const bool zero = c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
+  const bool zero = isZeroTensor(c);
   if (!zero && t.cInRegisters) {
     useBuiltin(Builtin::LaneIndex);
     const layout::TensorMap map = c.map();
@@ -511,10 +524,14 @@ bool KernelLowering::lowerDotOnMatrices(const ir::Operation& op, const RegisterT
   }
   if (dotMatrixPlan(op).chunk == 0) return false;
   const RegisterTensor c = operandTensor(op, 2);
-  const DotTiles tiles = beginDotTiles(op, false, c, v);
-  const bool inRegisters = tiles.bufC.empty();
+  // A loop's dot whose C stays in registers has its tiles and two stagings
+  // from before the loop (lowerFor).
+  const auto inLoop = loopDotTiles_.find(&op);
+  const DotTiles tiles = inLoop != loopDotTiles_.end() ? inLoop->second
+                                                       : beginDotTiles(op, false, c.layout, isZeroTensor(c), v);
+  const bool inRegisters = !tiles.stagesC;
   body_.comment(dotOnMatricesComment(op, inRegisters ? "C in the tiles' registers" : "C through threadgroup memory"));
-  recordDotOnMatrices(op, inRegisters ? "registers" : "threadgroup memory", 1);
+  recordDotOnMatrices(op, inRegisters ? "registers" : "threadgroup memory", tiles.bufAB.empty() ? 1 : 2);
   initDotTiles(tiles, c);
   multiplyDotTiles(tiles, op, a, b);
   defineTensor(v, finishDotTiles(tiles, v));
