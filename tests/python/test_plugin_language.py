@@ -326,6 +326,32 @@ def check_attention_forward(device: Device):
     assert [d["strategy"] for d in compiled.metadata.tmetal_abi["layouts"]["dots"]] == ["simdgroup_matrix"] * 2
 
 
+def check_attention_block_shapes(device: Device):
+    # Other blocks and warps: every SIMD group along the rows, C in the
+    # tiles' registers; each dot alternates between two stagings where they
+    # fit the threadgroup's 32 KB with the dots before it, else stages once
+    # a trip (64x64 blocks of 64 wide heads: K^T's two, then V's one; heads
+    # 128 wide: one each).
+    from linalg import attention_forward_kernel, attention_reference
+    rng = np.random.default_rng(15)
+    seq = 128
+    for block_m, block_n, head, warps, stagings in ((64, 64, 64, 4, [2, 1]), (64, 32, 64, 8, [2, 2]),
+                                                    (32, 64, 128, 4, [1, 1]), (128, 32, 32, 4, [2, 2])):
+        q, k, v = (rng.standard_normal((1, seq, head)).astype(np.float16) for _ in range(3))
+        out = device.put(np.zeros((1, seq, head), np.float32))
+        scale = 1.0 / np.sqrt(head)
+        compiled = attention_forward_kernel[(seq // block_m, 1)](device.put(q), device.put(k), device.put(v), out, seq,
+                                                                 scale, BLOCK_M=block_m, BLOCK_N=block_n, HEAD=head,
+                                                                 num_warps=warps)
+        device.synchronize()
+        shape = (block_m, block_n, head, warps)
+        np.testing.assert_allclose(device.get(out), attention_reference(q, k, v, scale), rtol=1e-3, atol=5e-4,
+                                   err_msg=str(shape))
+        dots = compiled.metadata.tmetal_abi["layouts"]["dots"]
+        assert [(d["accumulator"], d["simd_groups"], d["staging_buffers"]) for d in dots] == [
+            ("registers", [warps, 1], n) for n in stagings], (shape, dots)
+
+
 @triton.jit
 def batched_dot_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rb, rm, rn, rk = tl.arange(0, B), tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
@@ -939,6 +965,7 @@ CHECKS = {
     "dot_accumulators": check_dot_accumulators,
     "dot_on_simdgroup_matrices": check_dot_on_simdgroup_matrices,
     "attention_forward": check_attention_forward,
+    "attention_block_shapes": check_attention_block_shapes,
     "bool_tensors": check_bool_tensors,
     "i1_sum_wraps": check_i1_sum_wraps,
     "pointer_bitcast": check_pointer_bitcast,

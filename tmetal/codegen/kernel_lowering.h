@@ -236,6 +236,9 @@ class KernelLowering {
     // buffer of its own, behind a barrier.
     std::string bufAB, trip;
     int64_t abElements = 0;
+    // Threadgroup memory of the two stagings (and C's, where staged); 0 when
+    // K is staged in chunks.
+    int64_t alternatingBytes = 0;
     int64_t tileCount() const { return plan.tilesM * plan.tilesN; }
     bool someGroupsIdle(int simdGroups) const { return plan.groupsM * plan.groupsN < simdGroups; }
     // Tile t's row and column in its group's block, and its first element in bufC.
@@ -274,6 +277,9 @@ class KernelLowering {
   // `result` (the last) are zero or in the tiles' registers (holdsTiles).
   DotTiles beginDotTiles(const ir::Operation& dot, bool acrossTrips, const layout::LayoutPtr& cLayout, bool cZero,
                          const ir::Value* result);
+  // The tiles' plan as beginDotTiles makes it, declaring and allocating nothing.
+  DotTiles planDotTiles(const ir::Operation& dot, const layout::LayoutPtr& cLayout, bool cZero,
+                        const ir::Value* result);
   // Whether a tt.dot on matrices takes C from registers laid out as the
   // tiles and gives its result back the same way (no staging of C).
   bool keepsCInRegisters(const ir::Operation& dot);

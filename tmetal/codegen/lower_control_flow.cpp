@@ -564,6 +564,13 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
   for (const auto& inner : body.ops()) {
     const ir::Operation* dot = inner.get();
     if (dot->kind() != ir::OpKind::TtDot || loopAccumulatorTiles_.count(dot) || !keepsCInRegisters(*dot)) continue;
+    const int64_t bytes = planDotTiles(*dot, layouts_.operandLayout(dot, 2), false, dot->result(0)).alternatingBytes;
+    if (!bytes || !threadgroupMemory_.hasRoomFor(bytes)) {
+      // Planned again where it is lowered, with the memory the dots before
+      // it have taken by then.
+      dotMatrixPlans_.erase(dot);
+      continue;
+    }
     body_.comment("two stagings of " + dotOnMatricesComment(*dot, "C in the tiles' registers"));
     loopDotTiles_[dot] = beginDotTiles(*dot, true, layouts_.operandLayout(dot, 2), false, dot->result(0));
     dotsWithStagings.push_back(dot);

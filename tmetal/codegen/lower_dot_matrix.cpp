@@ -136,9 +136,8 @@ bool KernelLowering::keepsCInRegisters(const ir::Operation& dot) {
          holdsTiles(probe, layouts_.home(dot.result(0))) && f32(dot.result(0));
 }
 
-KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips,
-                                                       const layout::LayoutPtr& cLayout, bool cZero,
-                                                       const ir::Value* result) {
+KernelLowering::DotTiles KernelLowering::planDotTiles(const ir::Operation& dot, const layout::LayoutPtr& cLayout,
+                                                      bool cZero, const ir::Value* result) {
   DotTiles t;
   t.plan = dotMatrixPlan(dot);
   const std::vector<int64_t>& shape = dot.result(0)->type().shape();
@@ -166,15 +165,24 @@ KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot,
                  layout::TensorMap(bLayout, dot.operand(1)->type().shape()).innermostDim() == 0;
   const int64_t abBytes = ThreadgroupMemory::roundedBytes(
       stagedElements(t.m, t.n, k, t.plan.chunk, !t.aInRegisters, t.bByColumns), stagedBytes);
-  const int64_t sharedBytes = std::max(stagesC ? ThreadgroupMemory::roundedBytes(t.m * t.n, 4) : 0, 2 * abBytes);
-  if (acrossTrips && t.plan.chunk == k && threadgroupMemory_.hasRoomFor(sharedBytes)) {
-    t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), sharedBytes / 4,
+  t.abElements = abBytes / stagedBytes;
+  if (t.plan.chunk == k)
+    t.alternatingBytes = std::max(stagesC ? ThreadgroupMemory::roundedBytes(t.m * t.n, 4) : 0, 2 * abBytes);
+  return t;
+}
+
+KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips,
+                                                       const layout::LayoutPtr& cLayout, bool cZero,
+                                                       const ir::Value* result) {
+  DotTiles t = planDotTiles(dot, cLayout, cZero, result);
+  const ir::Type staged = ir::Type::scalar(stagedKind(dot));
+  if (acrossTrips && t.alternatingBytes && threadgroupMemory_.hasRoomFor(t.alternatingBytes)) {
+    t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), t.alternatingBytes / 4,
                                "dot_c and two trips of dot_ab at " + dot.loc().userPos().str(), true);
     t.bufAB = threadgroupView(t.bufC, staged, "tg_dot_ab");
-    t.abElements = abBytes / stagedBytes;
     t.trip = newName("dot_trip");
     body_.line("int " + t.trip + " = 0;");
-  } else if (stagesC) {
+  } else if (t.stagesC) {
     t.bufC = allocateStaging(dot, ir::Type::f32(), t.m * t.n, "dot_c");
   }
   useBuiltin(Builtin::SimdGroupIndex);
