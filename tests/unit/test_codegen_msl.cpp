@@ -505,9 +505,11 @@ TEST(CodegenDot, AttentionKeepsCAndPAndQInTheTilesRegisters) {
     EXPECT_EQ(count(body, "dot_trip ^= 1;") + count(body, "dot_trip0 ^= 1;"), 2u) << body;
     EXPECT_EQ(count(source, "layout conversion"), 0u) << source;
     EXPECT_EQ(count(body, metal ? "simdgroup_store(" : "tmetal_matrix_store("), 0u) << body;
-    // Q's four tiles and P's four from registers; each dot's C out of them.
-    EXPECT_EQ(count(body, metal ? "tmetal_matrix_from_registers(dot_a_registers" : "].pair = tmetal_bitcast<uint>("),
-              8u) << body;
+    // P's four tiles from registers every trip, Q's four once before the
+    // loop; each dot's C out of its tiles.
+    const std::string aFromRegisters = metal ? "tmetal_matrix_from_registers(dot_a_registers" : "].pair = tmetal_bitcast<uint>(";
+    EXPECT_EQ(count(body, aFromRegisters), 4u) << body;
+    EXPECT_EQ(count(source.substr(0, loop), aFromRegisters), 4u) << source;
     EXPECT_EQ(count(body, metal ? "tmetal_matrix_to_registers(dot_c_tiles" : " = dot_c_tiles"), metal ? 8u : 16u)
         << body;
     // K^T (32x32, runs of 8 along K a thread) in one 16-byte store a thread.

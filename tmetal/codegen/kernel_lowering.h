@@ -260,6 +260,9 @@ class KernelLowering {
     bool aInRegisters = false;
     // B is staged as its transpose, [n][k] (its threads hold runs along K).
     bool bByColumns = false;
+    // A's tiles, filled from its registers before the loop (an A computed
+    // outside it: attention's Q); empty where each product fills them.
+    std::string aTiles;
     // The two registers of tile `tile` (row-major in the group's block) in
     // registers laid out as the tiles are.
     std::pair<int64_t, int64_t> registersOf(const layout::TensorMap& map, int64_t tile) const;
@@ -284,6 +287,9 @@ class KernelLowering {
   // tiles and gives its result back the same way (no staging of C).
   bool keepsCInRegisters(const ir::Operation& dot);
   bool isZeroTensor(const RegisterTensor& c) const;
+  // Declares and fills A's tiles from A's registers (DotTiles::aInRegisters):
+  // all of K's, row i of the group's tiles and K tile kt at i * K / 8 + kt.
+  std::string fillATiles(const DotTiles& t, const RegisterTensor& a);
   // Whether registers in layout `l` are the tiles' own (matrixAccumulatorLayout
   // of the plan's grid, every SIMD group holding tiles).
   bool holdsTiles(const DotTiles& t, const layout::LayoutPtr& l) const;

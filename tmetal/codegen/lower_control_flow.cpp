@@ -572,7 +572,10 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
       continue;
     }
     body_.comment("two stagings of " + dotOnMatricesComment(*dot, "C in the tiles' registers"));
-    loopDotTiles_[dot] = beginDotTiles(*dot, true, layouts_.operandLayout(dot, 2), false, dot->result(0));
+    DotTiles tiles = beginDotTiles(*dot, true, layouts_.operandLayout(dot, 2), false, dot->result(0));
+    if (tiles.aInRegisters && dot->operand(0)->definingOp() && dot->operand(0)->definingOp()->parentBlock() != &body)
+      tiles.aTiles = fillATiles(tiles, operandTensor(*dot, 0));
+    loopDotTiles_[dot] = tiles;
     dotsWithStagings.push_back(dot);
   }
   const ir::Value* iv = body.argument(0);

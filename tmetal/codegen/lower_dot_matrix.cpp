@@ -44,6 +44,13 @@ int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk, bool 
          (stagesC ? ThreadgroupMemory::roundedBytes(m * n, 4) : 0);
 }
 
+// The registers of a thread's elements (row, column) and (row, column + 1)
+// in a matrix accumulator layout: the pair a tile's lane holds
+// (layout::matrixAccumulatorLayout), `row` and `column` the tile's first.
+std::pair<int64_t, int64_t> tileRegisters(const layout::TensorMap& map, int64_t row, int64_t column) {
+  return {map.registerAt({row, column}), map.registerAt({row, column + 1})};
+}
+
 // The element of row-major index `index` in a staging of rows `rowLength`
 // long, padded.
 std::string paddedIndex(const std::string& index, int64_t rowLength) {
@@ -208,9 +215,23 @@ bool KernelLowering::holdsTiles(const DotTiles& t, const layout::LayoutPtr& l) c
 // Registers of `map` holding tile (i, j) of a group's block: elements
 // (i * rowStep, j * columnStep) and the one after (matrixAccumulatorLayout).
 std::pair<int64_t, int64_t> KernelLowering::DotTiles::registersOf(const layout::TensorMap& map, int64_t tile) const {
-  const int64_t i = tile / plan.tilesN, j = tile % plan.tilesN;
-  const int64_t first = map.registerAt({i * rowStep(), j * columnStep()});
-  return {first, map.registerAt({i * rowStep(), j * columnStep() + 1})};
+  return tileRegisters(map, tile / plan.tilesN * rowStep(), tile % plan.tilesN * columnStep());
+}
+
+std::string KernelLowering::fillATiles(const DotTiles& t, const RegisterTensor& a) {
+  const int64_t kAll = a.shape[1] / kTile;
+  const std::string tiles = newName("dot_a_registers");
+  useBuiltin(Builtin::LaneIndex);
+  body_.line(dialect_.matrixType(a.element.scalarKind()) + " " + tiles + "[" + std::to_string(t.plan.tilesM * kAll) +
+             "];");
+  const layout::TensorMap map = a.map();
+  for (int64_t i = 0; i < t.plan.tilesM; ++i)
+    for (int64_t kt = 0; kt < kAll; ++kt) {
+      const auto [first, second] = tileRegisters(map, i * t.rowStep(), kt * kTile);
+      body_.line(dialect_.matrixFromRegisters(tiles + "[" + std::to_string(i * kAll + kt) + "]", a.regs[first],
+                                              a.regs[second], a.element.scalarKind()));
+    }
+  return tiles;
 }
 
 void KernelLowering::openTileGroups(const DotTiles& t) {
@@ -328,22 +349,10 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     body_.close();
   };
   // A's tiles from its registers, all of K's: aAll[i * kAll + kt] is row i
-  // of the group's tiles, K tile kt.
+  // of the group's tiles, K tile kt (filled before the loop for an A that
+  // does not change in it).
   const int64_t kAll = k / kTile;
-  const std::string aAll = t.aInRegisters ? newName("dot_a_registers") : "";
-  if (t.aInRegisters) {
-    useBuiltin(Builtin::LaneIndex);
-    body_.line(dialect_.matrixType(a.element.scalarKind()) + " " + aAll + "[" + std::to_string(t.plan.tilesM * kAll) +
-               "];");
-    const layout::TensorMap map = a.map();
-    for (int64_t i = 0; i < t.plan.tilesM; ++i)
-      for (int64_t kt = 0; kt < kAll; ++kt) {
-        const int64_t first = map.registerAt({i * t.rowStep(), kt * kTile});
-        const int64_t second = map.registerAt({i * t.rowStep(), kt * kTile + 1});
-        body_.line(dialect_.matrixFromRegisters(aAll + "[" + std::to_string(i * kAll + kt) + "]", a.regs[first],
-                                                a.regs[second], a.element.scalarKind()));
-      }
-  }
+  const std::string aAll = !t.aTiles.empty() ? t.aTiles : t.aInRegisters ? fillATiles(t, a) : "";
   // K rows [0, rows) of the staged A and B.
   auto multiply = [&](int64_t rows) {
     openTileGroups(t);
