@@ -39,9 +39,10 @@ int64_t stagedElements(int64_t m, int64_t n, int64_t k, int64_t chunk, bool stag
 
 // Threadgroup memory of the A and B staging, and of the f32 C staging where
 // `stagesC`.
+// (B's staging taken at the larger of its two shapes.)
 int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk, bool stagesC) {
-  return ThreadgroupMemory::roundedBytes(stagedElements(m, n, k, chunk), 2) +
-         (stagesC ? ThreadgroupMemory::roundedBytes(m * n, 4) : 0);
+  const int64_t elements = std::max(stagedElements(m, n, k, chunk), stagedElements(m, n, k, chunk, true, true));
+  return ThreadgroupMemory::roundedBytes(elements, 2) + (stagesC ? ThreadgroupMemory::roundedBytes(m * n, 4) : 0);
 }
 
 // The registers of a thread's elements (row, column) and (row, column + 1)
@@ -120,17 +121,6 @@ const ir::Operation* KernelLowering::accumulatorDotOfLoop(const ir::Operation& l
   return uses == 2 ? dot : nullptr;
 }
 
-// Double-buffered staging. A trip of a loop writes A and B to threadgroup
-// memory, waits at a barrier, and multiplies from there; with one buffer, a
-// second barrier first had to wait for every SIMD group's reads of the trip
-// before. A loop's dot that stages A and B whole alternates between two
-// buffers instead: the buffer a trip writes was last read two trips before,
-// and every thread has finished those reads when it passes the barrier of
-// the trip between. C's staging, used only before the loop and after it,
-// shares the two buffers' memory, so that they take less than one buffer
-// and C's staging took apart (2x9.5 KB, not 9.5 + 16 KB, for 64x64x32 in
-// f16). 2048^3 f16 on an H100: 127 -> 119 us
-// (bench/results/2026-11-27-h100-double-buffered-dots/).
 bool KernelLowering::isZeroTensor(const RegisterTensor& c) const {
   return c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
 }
@@ -178,6 +168,17 @@ KernelLowering::DotTiles KernelLowering::planDotTiles(const ir::Operation& dot, 
   return t;
 }
 
+// Double-buffered staging. A trip of a loop writes A and B to threadgroup
+// memory, waits at a barrier, and multiplies from there; with one buffer, a
+// second barrier first had to wait for every SIMD group's reads of the trip
+// before. A loop's dot that stages A and B whole alternates between two
+// buffers instead (its accumulator's dot, and every other dot of the body
+// whose C stays in registers): the buffer a trip writes was last read two
+// trips before, and every thread has finished those reads when it passes the
+// barrier of the trip between. C's staging, where C is staged, is used only
+// before the loop and after it and shares the two buffers' memory.
+// 2048^3 f16 on an H100: 127 -> 119 us
+// (bench/results/2026-11-27-h100-double-buffered-dots/).
 KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips,
                                                        const layout::LayoutPtr& cLayout, bool cZero,
                                                        const ir::Value* result) {
