@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/layout/layout_op_traits.h"
 
 namespace tmetal::codegen {
 
@@ -78,9 +79,7 @@ DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
 }
 
 ScalarKind KernelLowering::stagedKind(const ir::Operation& dot, size_t operand) {
-  // 8-bit floats are widened to f16 before the product (lowerDot).
-  const ScalarKind k = dot.operand(operand)->type().element().scalarKind();
-  return ir::isFloat8Kind(k) ? ScalarKind::F16 : k;
+  return layout::matrixOperandKind(dot, operand);  // 8-bit floats are widened to f16 by lowerDot
 }
 
 const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
@@ -89,10 +88,7 @@ const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
   const ir::Type& a = dot.operand(0)->type();
   const ir::Type& b = dot.operand(1)->type();
   const ScalarKind acc = dot.result(0)->type().element().scalarKind();
-  const ScalarKind tiles = stagedKind(dot);
-  if (a.shape().size() != 2 || tiles != stagedKind(dot, 1) || (tiles != ScalarKind::F16 && tiles != ScalarKind::BF16) ||
-      (acc != ScalarKind::F32 && acc != ScalarKind::F16))
-    return planned->second;
+  if (!layout::hasMatrixOperands(dot) || (acc != ScalarKind::F32 && acc != ScalarKind::F16)) return planned->second;
   // The grid of C's registers when they are the tiles' (layout assignment
   // chose it), else the planner's own.
   const layout::LayoutPtr c = layouts_.home(dot.result(0));

@@ -74,14 +74,7 @@ class LayoutAssigner {
   MatrixGroups matrixGroupsFor(const ir::Operation& dot) {
     const ir::Type& a = dot.operand(0)->type();
     const ir::Type& b = dot.operand(1)->type();
-    auto staged = [](const ir::Type& t) {
-      const ir::ScalarKind k = t.element().scalarKind();
-      return ir::isFloat8Kind(k) ? ir::ScalarKind::F16 : k;
-    };
-    const ir::ScalarKind tiles = staged(a);
-    if (a.rank() != 2 || tiles != staged(b) || (tiles != ir::ScalarKind::F16 && tiles != ir::ScalarKind::BF16) ||
-        dot.result(0)->type().element().scalarKind() != ir::ScalarKind::F32)
-      return {};
+    if (!hasMatrixOperands(dot) || dot.result(0)->type().element().scalarKind() != ir::ScalarKind::F32) return {};
     const int64_t m = a.shape()[0], n = b.shape()[1], k = a.shape()[1];
     if (m % kMatrixTile || n % kMatrixTile || k % kMatrixTile) return {};
     const int warps = out_.options_.numWarps;

@@ -21,4 +21,15 @@ bool isRematerializableKind(OpKind kind) {
   }
 }
 
+ir::ScalarKind matrixOperandKind(const ir::Operation& dot, size_t operand) {
+  const ir::ScalarKind k = dot.operand(operand)->type().element().scalarKind();
+  return ir::isFloat8Kind(k) ? ir::ScalarKind::F16 : k;
+}
+
+bool hasMatrixOperands(const ir::Operation& dot) {
+  const ir::ScalarKind tiles = matrixOperandKind(dot, 0);
+  return dot.operand(0)->type().rank() == 2 && tiles == matrixOperandKind(dot, 1) &&
+         (tiles == ir::ScalarKind::F16 || tiles == ir::ScalarKind::BF16);
+}
+
 }  // namespace tmetal::layout
