@@ -330,13 +330,16 @@ def check_attention_block_shapes(device: Device):
     # Other blocks and warps: every SIMD group along the rows, C in the
     # tiles' registers; each dot alternates between two stagings where they
     # fit the threadgroup's 32 KB with the dots before it, else stages once
-    # a trip (64x64 blocks of 64 wide heads: K^T's two, then V's one; heads
-    # 128 wide: one each).
+    # a trip (64x64 blocks of 64 wide heads: K^T's two, then V's one, whole,
+    # P's tiles coming from registers; heads 128 wide: one each, P V in
+    # chunks of K).
     from linalg import attention_forward_kernel, attention_reference
     rng = np.random.default_rng(15)
     seq = 128
-    for block_m, block_n, head, warps, stagings in ((64, 64, 64, 4, [2, 1]), (64, 32, 64, 8, [2, 2]),
-                                                    (32, 64, 128, 4, [1, 1]), (128, 32, 32, 4, [2, 2])):
+    for block_m, block_n, head, warps, stagings, chunks in ((64, 64, 64, 4, [2, 1], [64, 64]),
+                                                            (64, 32, 64, 8, [2, 2], [64, 32]),
+                                                            (32, 64, 128, 4, [1, 1], [128, 32]),
+                                                            (128, 32, 32, 4, [2, 2], [32, 32])):
         q, k, v = (rng.standard_normal((1, seq, head)).astype(np.float16) for _ in range(3))
         out = device.put(np.zeros((1, seq, head), np.float32))
         scale = 1.0 / np.sqrt(head)
@@ -348,8 +351,8 @@ def check_attention_block_shapes(device: Device):
         np.testing.assert_allclose(device.get(out), attention_reference(q, k, v, scale), rtol=1e-3, atol=5e-4,
                                    err_msg=str(shape))
         dots = compiled.metadata.tmetal_abi["layouts"]["dots"]
-        assert [(d["accumulator"], d["simd_groups"], d["staging_buffers"]) for d in dots] == [
-            ("registers", [warps, 1], n) for n in stagings], (shape, dots)
+        assert [(d["accumulator"], d["simd_groups"], d["staging_buffers"], d["k_chunk"]) for d in dots] == [
+            ("registers", [warps, 1], n, chunk) for n, chunk in zip(stagings, chunks)], (shape, dots)
 
 
 @triton.jit

@@ -71,9 +71,11 @@ struct DotMatrixPlan {
 // The plan for an MxNxK product by `simdGroups` SIMD groups, given whether
 // `bytes` more threadgroup memory fits: every extent a multiple of 8. The
 // groups' grid is `groups` where given (C's registers are the tiles'), else
-// layout::chooseMatrixGroups's.
+// layout::chooseMatrixGroups's. `stagesA` false: A's tiles come from
+// registers when K is whole, so only B needs staging then.
 DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
-                                const std::function<bool(int64_t bytes)>& fits, layout::MatrixGroups groups = {});
+                                const std::function<bool(int64_t bytes)>& fits, layout::MatrixGroups groups = {},
+                                bool stagesA = true);
 
 class KernelLowering {
  public:

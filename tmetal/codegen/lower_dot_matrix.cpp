@@ -40,9 +40,11 @@ int64_t stagedElements(int64_t m, int64_t n, int64_t k, int64_t chunk, bool stag
 
 // Threadgroup memory of the A and B staging, and of the f32 C staging where
 // `stagesC`.
-// (B's staging taken at the larger of its two shapes.)
-int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk, bool stagesC) {
-  const int64_t elements = std::max(stagedElements(m, n, k, chunk), stagedElements(m, n, k, chunk, true, true));
+// (B's staging taken at the larger of its two shapes; A's left out where
+// `stagesA` is false and K is whole.)
+int64_t matrixStagingBytes(int64_t m, int64_t n, int64_t k, int64_t chunk, bool stagesC, bool stagesA) {
+  const int64_t elements =
+      std::max(stagedElements(m, n, k, chunk, stagesA), stagedElements(m, n, k, chunk, stagesA, true));
   return ThreadgroupMemory::roundedBytes(elements, 2) + (stagesC ? ThreadgroupMemory::roundedBytes(m * n, 4) : 0);
 }
 
@@ -63,14 +65,15 @@ std::string paddedIndex(const std::string& index, int64_t rowLength) {
 }  // namespace
 
 DotMatrixPlan planDotOnMatrices(int64_t m, int64_t n, int64_t k, int simdGroups,
-                                const std::function<bool(int64_t bytes)>& fits, layout::MatrixGroups groups) {
+                                const std::function<bool(int64_t bytes)>& fits, layout::MatrixGroups groups,
+                                bool stagesA) {
   DotMatrixPlan plan;
   if (m % kTile || n % kTile || k % kTile || simdGroups < 1) return plan;
   // K whole, else the largest power-of-two chunk of whole tiles that fits.
   int64_t chunk = k;
   // C's registers are the tiles' when the caller gives their grid: no staging.
   const bool stagesC = groups.groupsM == 0;
-  while (chunk >= kTile && (k % chunk || !fits(matrixStagingBytes(m, n, k, chunk, stagesC))))
+  while (chunk >= kTile && (k % chunk || !fits(matrixStagingBytes(m, n, k, chunk, stagesC, stagesA || chunk < k))))
     chunk = chunk == k ? k / 2 : chunk / 2;
   if (chunk < kTile || chunk % kTile) return plan;
   const int64_t tilesM = m / kTile, tilesN = n / kTile;
@@ -94,8 +97,15 @@ const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
   const layout::LayoutPtr c = layouts_.home(dot.result(0));
   const layout::MatrixGroups groups =
       c && c->isBlocked() ? layout::matrixGroupsOf(c->blockedParams()) : layout::MatrixGroups{};
-  DotMatrixPlan plan = planDotOnMatrices(a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
-                                         [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); }, groups);
+  // A's tiles come from its registers (planDotTiles) where they are laid
+  // out as C's with every group along the rows: only B is staged then.
+  const layout::LayoutPtr aLayout = layouts_.operandLayout(&dot, 0);
+  const bool aFromRegisters = groups.groupsN == 1 && groups.groupsM == layouts_.numWarps() && aLayout &&
+                              aLayout->isBlocked() && layout::matrixGroupsOf(aLayout->blockedParams()) == groups &&
+                              dot.operand(0)->type().element().scalarKind() == stagedKind(dot);
+  DotMatrixPlan plan = planDotOnMatrices(
+      a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
+      [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); }, groups, !aFromRegisters);
   // Chunks of K stage A K-outermost, through its layout transposed.
   if (plan.chunk < a.shape()[1] && !layout::permuteLayout(layouts_.operandLayout(&dot, 0), {1, 0})) plan = {};
   return planned->second = plan;
