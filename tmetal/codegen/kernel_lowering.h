@@ -277,17 +277,18 @@ class KernelLowering {
   // The tt.dot on matrices whose f32 accumulator is the loop's carried value
   // i and nothing else (acc = tl.dot(a, b, acc)), or null.
   const ir::Operation* accumulatorDotOfLoop(const ir::Operation& loop, size_t i);
-  // Declares the tiles; `acrossTrips`: they carry a loop's accumulator. C's
-  // staging is allocated unless `c` (the first value of the tiles) and
-  // `result` (the last) are zero or in the tiles' registers (holdsTiles).
-  DotTiles beginDotTiles(const ir::Operation& dot, bool acrossTrips, const layout::LayoutPtr& cLayout, bool cZero,
-                         const ir::Value* result);
-  // The tiles' plan as beginDotTiles makes it, declaring and allocating nothing.
+  // The tiles' plan, declaring and allocating nothing: C's first value in
+  // `cLayout` (or zero), its last `result`; C is staged unless both are zero
+  // or in the tiles' registers (holdsTiles).
   DotTiles planDotTiles(const ir::Operation& dot, const layout::LayoutPtr& cLayout, bool cZero,
                         const ir::Value* result);
-  // Whether a tt.dot on matrices takes C from registers laid out as the
-  // tiles and gives its result back the same way (no staging of C).
-  bool keepsCInRegisters(const ir::Operation& dot);
+  // Declares the planned tiles and allocates their stagings; `acrossTrips`:
+  // they serve every trip of a loop, alternating between two stagings where
+  // those fit.
+  DotTiles beginDotTiles(const ir::Operation& dot, bool acrossTrips, DotTiles planned);
+  // Whether A's registers are laid out as the tiles of grid `groups` (every
+  // group along the rows) in the tiles' type, so A's tiles come from them.
+  bool aTilesFromRegisters(const ir::Operation& dot, layout::MatrixGroups groups) const;
   bool isZeroTensor(const RegisterTensor& c) const;
   // Declares and fills A's tiles from A's registers (DotTiles::aInRegisters):
   // all of K's, row i of the group's tiles and K tile kt at i * K / 8 + kt.

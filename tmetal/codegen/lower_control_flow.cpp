@@ -545,8 +545,8 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
       body_.comment("the accumulator " + nameFor(arg) + " in the tiles of " +
                     dotOnMatricesComment(*dotsInTiles[i], "from here to the end of the loop"));
       const RegisterTensor initial = operandTensor(op, 3 + i);
-      const DotTiles tiles =
-          beginDotTiles(*dotsInTiles[i], true, initial.layout, isZeroTensor(initial), op.result(i));
+      const DotTiles tiles = beginDotTiles(
+          *dotsInTiles[i], true, planDotTiles(*dotsInTiles[i], initial.layout, isZeroTensor(initial), op.result(i)));
       initDotTiles(tiles, initial);
       loopAccumulatorTiles_[dotsInTiles[i]] = tiles;
       valuesInTiles_.insert(arg);
@@ -563,16 +563,17 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
   std::vector<const ir::Operation*> dotsWithStagings;
   for (const auto& inner : body.ops()) {
     const ir::Operation* dot = inner.get();
-    if (dot->kind() != ir::OpKind::TtDot || loopAccumulatorTiles_.count(dot) || !keepsCInRegisters(*dot)) continue;
-    const int64_t bytes = planDotTiles(*dot, layouts_.operandLayout(dot, 2), false, dot->result(0)).alternatingBytes;
-    if (!bytes || !threadgroupMemory_.hasRoomFor(bytes)) {
+    if (dot->kind() != ir::OpKind::TtDot || loopAccumulatorTiles_.count(dot)) continue;
+    DotTiles planned = planDotTiles(*dot, layouts_.operandLayout(dot, 2), false, dot->result(0));
+    if (!planned.plan.chunk || !planned.cInRegisters || !planned.resultInRegisters || !planned.alternatingBytes ||
+        !threadgroupMemory_.hasRoomFor(planned.alternatingBytes)) {
       // Planned again where it is lowered, with the memory the dots before
       // it have taken by then.
       dotMatrixPlans_.erase(dot);
       continue;
     }
     body_.comment("two stagings of " + dotOnMatricesComment(*dot, "C in the tiles' registers"));
-    DotTiles tiles = beginDotTiles(*dot, true, layouts_.operandLayout(dot, 2), false, dot->result(0));
+    DotTiles tiles = beginDotTiles(*dot, true, std::move(planned));
     if (tiles.aInRegisters && dot->operand(0)->definingOp() && dot->operand(0)->definingOp()->parentBlock() != &body)
       tiles.aTiles = fillATiles(tiles, operandTensor(*dot, 0));
     loopDotTiles_[dot] = tiles;

@@ -97,15 +97,10 @@ const DotMatrixPlan& KernelLowering::dotMatrixPlan(const ir::Operation& dot) {
   const layout::LayoutPtr c = layouts_.home(dot.result(0));
   const layout::MatrixGroups groups =
       c && c->isBlocked() ? layout::matrixGroupsOf(c->blockedParams()) : layout::MatrixGroups{};
-  // A's tiles come from its registers (planDotTiles) where they are laid
-  // out as C's with every group along the rows: only B is staged then.
-  const layout::LayoutPtr aLayout = layouts_.operandLayout(&dot, 0);
-  const bool aFromRegisters = groups.groupsN == 1 && groups.groupsM == layouts_.numWarps() && aLayout &&
-                              aLayout->isBlocked() && layout::matrixGroupsOf(aLayout->blockedParams()) == groups &&
-                              dot.operand(0)->type().element().scalarKind() == stagedKind(dot);
+  // Where A's tiles come from its registers, only B is staged.
   DotMatrixPlan plan = planDotOnMatrices(
       a.shape()[0], b.shape()[1], a.shape()[1], layouts_.numWarps(),
-      [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); }, groups, !aFromRegisters);
+      [&](int64_t bytes) { return threadgroupMemory_.hasRoomFor(bytes); }, groups, !aTilesFromRegisters(dot, groups));
   // Chunks of K stage A K-outermost, through its layout transposed.
   if (plan.chunk < a.shape()[1] && !layout::permuteLayout(layouts_.operandLayout(&dot, 0), {1, 0})) plan = {};
   return planned->second = plan;
@@ -131,12 +126,14 @@ bool KernelLowering::isZeroTensor(const RegisterTensor& c) const {
   return c.isUniform() && c.size() > 0 && c.regs[0] == zeroOf(c.element);
 }
 
-bool KernelLowering::keepsCInRegisters(const ir::Operation& dot) {
-  DotTiles probe;
-  probe.plan = dotMatrixPlan(dot);
-  auto f32 = [](const ir::Value* v) { return v->type().element().scalarKind() == ScalarKind::F32; };
-  return probe.plan.chunk && holdsTiles(probe, layouts_.operandLayout(&dot, 2)) && f32(dot.operand(2)) &&
-         holdsTiles(probe, layouts_.home(dot.result(0))) && f32(dot.result(0));
+// A's tiles straight from A's registers where they hold them: every group
+// along the rows, as C's tiles (P of the attention, whose registers are the
+// first dot's C), in the type the tiles hold (not 8-bit floats).
+bool KernelLowering::aTilesFromRegisters(const ir::Operation& dot, layout::MatrixGroups groups) const {
+  const layout::LayoutPtr a = layouts_.operandLayout(&dot, 0);
+  return groups.groupsN == 1 && groups.groupsM == layouts_.numWarps() && a && a->isBlocked() &&
+         layout::matrixGroupsOf(a->blockedParams()) == groups &&
+         dot.operand(0)->type().element().scalarKind() == stagedKind(dot);
 }
 
 KernelLowering::DotTiles KernelLowering::planDotTiles(const ir::Operation& dot, const layout::LayoutPtr& cLayout,
@@ -154,12 +151,7 @@ KernelLowering::DotTiles KernelLowering::planDotTiles(const ir::Operation& dot, 
   const int64_t k = dot.operand(0)->type().shape()[1];
   const ir::Type staged = ir::Type::scalar(stagedKind(dot));
   const int stagedBytes = elementBytes(staged);
-  // A's tiles straight from A's registers where they hold them: every group
-  // along the rows, as C's tiles (P of the attention, whose registers are
-  // the first dot's C).
-  t.aInRegisters = t.plan.chunk == k && t.plan.groupsN == 1 && t.plan.groupsM == layouts_.numWarps() &&
-                   holdsTiles(t, layouts_.operandLayout(&dot, 0)) &&
-                   dot.operand(0)->type().element().scalarKind() == stagedKind(dot);
+  t.aInRegisters = t.plan.chunk == k && aTilesFromRegisters(dot, {t.plan.groupsM, t.plan.groupsN});
   // B whose threads hold runs along K (attention's K^T, loaded by rows of
   // K) is staged as its transpose, [n][k], so that the runs are stored as
   // vectors; its tiles load transposed.
@@ -185,10 +177,7 @@ KernelLowering::DotTiles KernelLowering::planDotTiles(const ir::Operation& dot, 
 // before the loop and after it and shares the two buffers' memory.
 // 2048^3 f16 on an H100: 127 -> 119 us
 // (bench/results/2026-11-27-h100-double-buffered-dots/).
-KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips,
-                                                       const layout::LayoutPtr& cLayout, bool cZero,
-                                                       const ir::Value* result) {
-  DotTiles t = planDotTiles(dot, cLayout, cZero, result);
+KernelLowering::DotTiles KernelLowering::beginDotTiles(const ir::Operation& dot, bool acrossTrips, DotTiles t) {
   const ir::Type staged = ir::Type::scalar(stagedKind(dot));
   if (acrossTrips && t.alternatingBytes && threadgroupMemory_.hasRoomFor(t.alternatingBytes)) {
     t.bufC = threadgroupBuffer(dot, "tg_dot", ir::Type::f32(), t.alternatingBytes / 4,
@@ -552,7 +541,7 @@ bool KernelLowering::lowerDotOnMatrices(const ir::Operation& op, const RegisterT
   // from before the loop (lowerFor).
   const auto inLoop = loopDotTiles_.find(&op);
   const DotTiles tiles = inLoop != loopDotTiles_.end() ? inLoop->second
-                                                       : beginDotTiles(op, false, c.layout, isZeroTensor(c), v);
+                                                       : beginDotTiles(op, false, planDotTiles(op, c.layout, isZeroTensor(c), v));
   const bool inRegisters = !tiles.stagesC;
   body_.comment(dotOnMatricesComment(op, inRegisters ? "C in the tiles' registers" : "C through threadgroup memory"));
   recordDotOnMatrices(op, inRegisters ? "registers" : "threadgroup memory", tiles.bufAB.empty() ? 1 : 2);

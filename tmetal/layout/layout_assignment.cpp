@@ -370,7 +370,7 @@ class LayoutAssigner {
           const ir::Operation* def = op.operand(0)->definingOp();
           const bool invariant = !def || def->parentBlock() != op.parentBlock();
           if (groups.groupsN == 1 && invariant &&
-              !ir::isFloat8Kind(op.operand(0)->type().element().scalarKind()))
+              matrixOperandKind(op, 0) == op.operand(0)->type().element().scalarKind())
             a = l;
         } else {
           l = computedHome(op.operand(2));
