@@ -246,13 +246,15 @@ TEST(CudaDialect, TileLoadsAndProductsInGroups) {
   using codegen::MatrixRole;
   EXPECT_EQ(d.matrixLoadGroup(), 4);
   EXPECT_EQ(msl.matrixLoadGroup(), 1);
-  EXPECT_EQ(d.matrixLoadGroup({"t[0]", "t[1]", "t[2]", "t[3]"}, "p", 320, 40, false, MatrixRole::A),
-            "tmetal_matrix_load4(t[0], t[1], t[2], t[3], p, 320, 40, false);");
+  EXPECT_EQ(d.matrixLoadGroup({"t[0]", "t[1]", "t[2]", "t[3]"}, "p", 320, 640, 40, false, MatrixRole::A),
+            "tmetal_matrix_load4(t[0], t[1], t[2], t[3], p, 320, 640, 40, false);");
   // A B tile's lanes hold its transpose's A order (matrixLoad).
-  EXPECT_EQ(d.matrixLoadGroup({"t[0]", "t[1]", "t[2]", "t[3]"}, "p", 8, 72, false, MatrixRole::B),
-            "tmetal_matrix_load4(t[0], t[1], t[2], t[3], p, 8, 72, true);");
-  EXPECT_EQ(msl.matrixLoadGroup({"t[0]", "t[1]"}, "p", 8, 72, false, MatrixRole::B),
-            "simdgroup_load(t[0], p, 72); simdgroup_load(t[1], p + 8, 72);");
+  EXPECT_EQ(d.matrixLoadGroup({"t[0]", "t[1]", "t[2]", "t[3]"}, "p", 576, 16, 72, false, MatrixRole::B),
+            "tmetal_matrix_load4(t[0], t[1], t[2], t[3], p, 576, 16, 72, true);");
+  // Tile j at p + (j & 1) * step1 + (j >> 1) * step2: two K tiles of two columns.
+  EXPECT_EQ(msl.matrixLoadGroup({"t[0]", "t[1]", "t[2]", "t[3]"}, "p", 576, 16, 72, false, MatrixRole::B),
+            "simdgroup_load(t[0], p, 72); simdgroup_load(t[1], p + 576, 72); simdgroup_load(t[2], p + 16, 72); "
+            "simdgroup_load(t[3], p + 592, 72);");
   EXPECT_TRUE(d.pairsMatrixMultipliesAlongK());
   EXPECT_FALSE(msl.pairsMatrixMultipliesAlongK());
   EXPECT_EQ(d.matrixMultiplyAccumulatePairAlongK("c0", "c1", "a0", "a1", "a0k", "a1k", "b", "bk"),

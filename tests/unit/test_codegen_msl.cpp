@@ -465,6 +465,25 @@ TEST(CodegenDot, Float16DotsRunOnSimdGroupMatricesOnBothTargets) {
     EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k8"), metal ? 0u : 2u) << whole;  // the helpers for one and two tiles
     EXPECT_EQ(count(whole, "mma.sync.aligned.m16n8k16"), metal ? 0u : 1u) << whole;
     if (metal) EXPECT_EQ(count(source, "fma("), 0u) << source;
+    if (!metal) {
+      // One grouped load fills the product's A operand, in the order the
+      // instruction takes its registers: rows 2r and 2r + 1 of the group's
+      // tiles (16 rows apart: two groups interleave along M) at kk, then at
+      // kk + 8; B's two tiles of a column are its K tiles kk and kk + 8.
+      EXPECT_NE(source.find("tmetal_matrix_load4(dot_a_tiles[i * 4 + 0], dot_a_tiles[i * 4 + 1], dot_a_tiles[i * 4 + "
+                            "2], dot_a_tiles[i * 4 + 3], dot_ab + (dot_m0 + i * 2 * 16) * 40 + kk0, 640, 8, 40, "
+                            "false);"),
+                std::string::npos)
+          << source;
+      EXPECT_NE(source.find("tmetal_matrix_load(dot_b_tiles[i0], (dot_ab + 1280) + (kk0 + i0 % 2 * 8) * 24 + dot_n0, "
+                            "24, true);"),
+                std::string::npos)
+          << source;
+      EXPECT_NE(source.find("dot_a_tiles[(t2) * 4 + 0], dot_a_tiles[(t2) * 4 + 1], dot_a_tiles[(t2) * 4 + 2], "
+                            "dot_a_tiles[(t2) * 4 + 3], dot_b_tiles[(0) * 2 + 0], dot_b_tiles[(0) * 2 + 1]);"),
+                std::string::npos)
+          << source;
+    }
   }
   // float32 inputs keep the FMA loop (no f32 tiles on tensor cores at full precision).
   std::string f32 = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.ttir");

@@ -170,12 +170,14 @@ std::string CEmitter::matrixMultiplyAccumulatePair(const std::string& d0, const 
   return matrixMultiplyAccumulate(d0, a0, b, d0) + " " + matrixMultiplyAccumulate(d1, a1, b, d1);
 }
 
-std::string CEmitter::matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr,
-                                      int64_t tileStep, int64_t stride, bool transpose, MatrixRole role) const {
+std::string CEmitter::matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr, int64_t step1,
+                                      int64_t step2, int64_t stride, bool transpose, MatrixRole role) const {
   std::string loads;
-  for (size_t j = 0; j < tiles.size(); ++j)
-    loads += (j ? " " : "") + matrixLoad(tiles[j], ptr + (j ? " + " + std::to_string(j * tileStep) : ""), stride,
+  for (size_t j = 0; j < tiles.size(); ++j) {
+    const int64_t offset = int64_t(j & 1) * step1 + int64_t(j >> 1) * step2;
+    loads += (j ? " " : "") + matrixLoad(tiles[j], ptr + (offset ? " + " + std::to_string(offset) : ""), stride,
                                          transpose, role);
+  }
   return loads;
 }
 

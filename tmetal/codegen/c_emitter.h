@@ -192,9 +192,11 @@ class CEmitter {
   // Tiles that one load statement takes (matrixLoadGroup), where the target
   // loads several at once.
   virtual int matrixLoadGroup() const { return 1; }
-  // Loads tiles[j] as matrixLoad would from ptr + j * tileStep.
-  virtual std::string matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr,
-                                      int64_t tileStep, int64_t stride, bool transpose, MatrixRole role) const;
+  // Loads tiles[j] as matrixLoad would from ptr + (j & 1) * step1 +
+  // (j >> 1) * step2 (two steps, so that a group can hold the tiles of one
+  // multiply's operand: two rows of A over two K tiles, say).
+  virtual std::string matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr, int64_t step1,
+                                      int64_t step2, int64_t stride, bool transpose, MatrixRole role) const;
   // Whether the target's instruction multiplies two tiles deep in K as
   // well, so that a pair over two K tiles is one
   // matrixMultiplyAccumulatePairAlongK (needs pairsMatrixMultiplies).

@@ -526,11 +526,13 @@ std::string CudaDialect::matrixLoad(const std::string& m, const std::string& ptr
 }
 
 std::string CudaDialect::matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr,
-                                         int64_t tileStep, int64_t stride, bool transpose, MatrixRole role) const {
-  if (tiles.size() != 4) return CEmitter::matrixLoadGroup(tiles, ptr, tileStep, stride, transpose, role);
+                                         int64_t step1, int64_t step2, int64_t stride, bool transpose,
+                                         MatrixRole role) const {
+  if (tiles.size() != 4) return CEmitter::matrixLoadGroup(tiles, ptr, step1, step2, stride, transpose, role);
   const bool flipped = role == MatrixRole::B ? !transpose : transpose;
   return "tmetal_matrix_load4(" + tiles[0] + ", " + tiles[1] + ", " + tiles[2] + ", " + tiles[3] + ", " + ptr + ", " +
-         std::to_string(tileStep) + ", " + std::to_string(stride) + ", " + boolLiteral(flipped) + ");";
+         std::to_string(step1) + ", " + std::to_string(step2) + ", " + std::to_string(stride) + ", " +
+         boolLiteral(flipped) + ");";
 }
 
 std::string CudaDialect::matrixHelpers() const {
@@ -558,13 +560,14 @@ __device__ __forceinline__ void tmetal_matrix_load(Tile& m, const Element* p, in
   else
     asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(m.pair) : "r"(row) : "memory");
 }
-// Four tiles in one ldmatrix: tile j from p + j * step (lanes 8j to 8j + 7
-// name its rows).
+// Four tiles in one ldmatrix: tile j from p + (j & 1) * step1 + (j >> 1) *
+// step2 (lanes 8j to 8j + 7 name its rows).
 template <class Tile, class Element>
-__device__ __forceinline__ void tmetal_matrix_load4(Tile& m0, Tile& m1, Tile& m2, Tile& m3, const Element* p, int step,
-                                                    int stride, bool transpose) {
-  const uint lane = threadIdx.x % 32u;
-  const uint row = uint(__cvta_generic_to_shared(p + int(lane / 8u) * step + int(lane % 8u) * stride));
+__device__ __forceinline__ void tmetal_matrix_load4(Tile& m0, Tile& m1, Tile& m2, Tile& m3, const Element* p,
+                                                    int step1, int step2, int stride, bool transpose) {
+  const uint lane = threadIdx.x % 32u, j = lane / 8u;
+  const uint row = uint(__cvta_generic_to_shared(p + int(j & 1u) * step1 + int(j >> 1) * step2 +
+                                                 int(lane % 8u) * stride));
   if (transpose)
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(m0.pair), "=r"(m1.pair), "=r"(m2.pair), "=r"(m3.pair) : "r"(row) : "memory");

@@ -137,8 +137,8 @@ class CudaDialect : public CEmitter {
   // multiplies of x1 and m16n8k8 (2048^3 f16 on an H100: 119 -> 110 us,
   // bench/results/2026-11-27-h100-double-buffered-dots/).
   int matrixLoadGroup() const override { return 4; }
-  std::string matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr, int64_t tileStep,
-                              int64_t stride, bool transpose, MatrixRole role) const override;
+  std::string matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr, int64_t step1,
+                              int64_t step2, int64_t stride, bool transpose, MatrixRole role) const override;
   bool pairsMatrixMultipliesAlongK() const override { return true; }
   std::string matrixMultiplyAccumulatePairAlongK(const std::string& d0, const std::string& d1, const std::string& a0,
                                                  const std::string& a1, const std::string& a0k,

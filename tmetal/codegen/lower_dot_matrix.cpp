@@ -322,25 +322,23 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
   const int64_t strideA = (chunked ? m : k) + kRowPadding, strideB = (t.bByColumns ? k : n) + kRowPadding;
   const int64_t atB = t.aInRegisters ? 0 : (chunked ? chunk : m) * strideA;
   const std::string bufB = "(" + bufAB + " + " + std::to_string(atB) + ")";
-  // Loads `count` tiles named tiles[first + i] from pointerTo(i) (the i-th
-  // tile's start), `tileStep` elements apart, as many a statement as the
-  // target loads at once.
-  auto loadTiles = [&](const std::string& tiles, int64_t first, int64_t count,
-                       const std::function<std::string(const std::string&)>& pointerTo, int64_t tileStep,
-                       int64_t stride, bool transpose, MatrixRole role) {
+  // Loads tiles[0, count) of one K step, tile i from tilePointer(i), as
+  // many a statement as the target loads at once: the j-th tile of group g
+  // lies at groupPointer(g) + (j & 1) * step1 + (j >> 1) * step2.
+  using PointerOf = std::function<std::string(const std::string&)>;
+  auto loadTiles = [&](const std::string& tiles, int64_t count, const PointerOf& tilePointer,
+                       const PointerOf& groupPointer, int64_t step1, int64_t step2, int64_t stride, bool transpose,
+                       MatrixRole role) {
     const int64_t group = count % dialect_.matrixLoadGroup() == 0 ? dialect_.matrixLoadGroup() : 1;
-    auto tile = [&](const std::string& index) {
-      return tiles + "[" + (first ? std::to_string(first) + " + " : "") + index + "]";
-    };
     const std::string i = newName("i");
     openTileLoop(count / group, i);
     if (group == 1) {
-      body_.line(dialect_.matrixLoad(tile(i), pointerTo(i), stride, transpose, role));
+      body_.line(dialect_.matrixLoad(tiles + "[" + i + "]", tilePointer(i), stride, transpose, role));
     } else {
       const std::string firstOfGroup = i + " * " + std::to_string(group);
       std::vector<std::string> named;
-      for (int64_t j = 0; j < group; ++j) named.push_back(tile(firstOfGroup + " + " + std::to_string(j)));
-      body_.line(dialect_.matrixLoadGroup(named, pointerTo(firstOfGroup), tileStep, stride, transpose, role));
+      for (int64_t j = 0; j < group; ++j) named.push_back(tiles + "[" + firstOfGroup + " + " + std::to_string(j) + "]");
+      body_.line(dialect_.matrixLoadGroup(named, groupPointer(i), step1, step2, stride, transpose, role));
     }
     body_.close();
   };
@@ -364,28 +362,54 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     const std::string tileType = dialect_.matrixType(a.element.scalarKind());
     body_.line(tileType + " " + aTiles + "[" + std::to_string(kTiles * t.plan.tilesM) + "];");
     body_.line(tileType + " " + bTiles + "[" + std::to_string(kTiles * t.plan.tilesN) + "];");
-    for (int64_t s = 0; s < kTiles; ++s) {
-      const std::string k0 = s == 0 ? kk : "(" + kk + " + " + std::to_string(8 * s) + ")";
-      auto aTile = [&](const std::string& i) {
-        const std::string row = t.tileRow(i);
-        return chunked ? bufAB + " + " + k0 + " * " + std::to_string(strideA) + " + " + row
-                       : bufAB + " + " + row + " * " + std::to_string(strideA) + " + " + k0;
-      };
-      if (t.aInRegisters) {
-        for (int64_t i = 0; i < t.plan.tilesM; ++i)
-          body_.line(aTiles + "[" + std::to_string(s * t.plan.tilesM + i) + "] = " + aAll + "[" +
-                     std::to_string(i * kAll) + " + " + k0 + " / 8];");
-      } else {
-        loadTiles(aTiles, s * t.plan.tilesM, t.plan.tilesM, aTile, chunked ? t.rowStep() : t.rowStep() * strideA,
-                  strideA, chunked, MatrixRole::A);
+    // The tiles of one K step in the order the multiplies take them, so
+    // that a grouped load fills one multiply's operand registers: over two
+    // K tiles, A's tiles of rows 2r and 2r + 1 are 4r, 4r + 1 (at kk) and
+    // 4r + 2, 4r + 3 (at kk + 8), B's tiles of column c are 2c and 2c + 1
+    // (tensor cores take each operand in consecutive registers, and tiles
+    // loaded apart cost a register copy each). One K tile: row i, column j.
+    auto kPlus = [&](const std::string& kHalf) { return kHalf == "0" ? kk : "(" + kk + " + " + kHalf + " * 8)"; };
+    const int64_t aRowStep = chunked ? t.rowStep() : t.rowStep() * strideA;
+    const int64_t aKStep = 8 * (chunked ? strideA : 1);
+    if (t.aInRegisters) {
+      for (int64_t i = 0; i < kTiles * t.plan.tilesM; ++i) {
+        const int64_t row = kTiles == 1 ? i : i / 4 * 2 + i % 2, kHalf = kTiles == 1 ? 0 : i / 2 % 2;
+        body_.line(aTiles + "[" + std::to_string(i) + "] = " + aAll + "[" + std::to_string(row * kAll + kHalf) +
+                   " + " + kk + " / 8];");
       }
-      auto bTile = [&](const std::string& j) {
-        return t.bByColumns ? bufB + " + " + t.tileColumn(j) + " * " + std::to_string(strideB) + " + " + k0
-                            : bufB + " + " + k0 + " * " + std::to_string(strideB) + " + " + t.tileColumn(j);
+    } else {
+      auto aTile = [&](const std::string& row, const std::string& k0) {
+        return chunked ? bufAB + " + " + k0 + " * " + std::to_string(strideA) + " + " + t.tileRow(row)
+                       : bufAB + " + " + t.tileRow(row) + " * " + std::to_string(strideA) + " + " + k0;
       };
-      loadTiles(bTiles, s * t.plan.tilesN, t.plan.tilesN, bTile,
-                t.bByColumns ? t.columnStep() * strideB : t.columnStep(), strideB, t.bByColumns, MatrixRole::B);
+      if (kTiles == 1)
+        loadTiles(
+            aTiles, t.plan.tilesM, [&](const std::string& i) { return aTile(i, kk); },
+            [&](const std::string& g) { return aTile(g + " * 4", kk); }, aRowStep, 2 * aRowStep, strideA, chunked,
+            MatrixRole::A);
+      else
+        loadTiles(
+            aTiles, 2 * t.plan.tilesM,
+            [&](const std::string& i) { return aTile(i + " / 4 * 2 + " + i + " % 2", kPlus(i + " / 2 % 2")); },
+            [&](const std::string& g) { return aTile(g + " * 2", kk); }, aRowStep, aKStep, strideA, chunked,
+            MatrixRole::A);
     }
+    auto bTile = [&](const std::string& column, const std::string& k0) {
+      return t.bByColumns ? bufB + " + " + t.tileColumn(column) + " * " + std::to_string(strideB) + " + " + k0
+                          : bufB + " + " + k0 + " * " + std::to_string(strideB) + " + " + t.tileColumn(column);
+    };
+    const int64_t bColumnStep = t.bByColumns ? t.columnStep() * strideB : t.columnStep();
+    const int64_t bKStep = 8 * (t.bByColumns ? 1 : strideB);
+    if (kTiles == 1)
+      loadTiles(
+          bTiles, t.plan.tilesN, [&](const std::string& j) { return bTile(j, kk); },
+          [&](const std::string& g) { return bTile(g + " * 4", kk); }, bColumnStep, 2 * bColumnStep, strideB,
+          t.bByColumns, MatrixRole::B);
+    else
+      loadTiles(
+          bTiles, 2 * t.plan.tilesN, [&](const std::string& j) { return bTile(j + " / 2", kPlus(j + " % 2")); },
+          [&](const std::string& g) { return bTile(g + " * 2", kk); }, bKStep, bColumnStep, strideB, t.bByColumns,
+          MatrixRole::B);
     const std::string j = newName("t");
     const std::string tilesN = std::to_string(t.plan.tilesN);
     if (pairs) {
@@ -394,15 +418,14 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
       const std::string row = t.rowInBlock(j), col = t.colInBlock(j);
       const std::string top = "(" + row + ") * 2 * " + tilesN + " + " + col;
       const std::string c0 = t.tiles + "[" + top + "]", c1 = t.tiles + "[" + top + " + " + tilesN + "]";
-      const std::string a0 = aTiles + "[(" + row + ") * 2]", a1 = aTiles + "[(" + row + ") * 2 + 1]";
-      const std::string b = bTiles + "[" + col + "]";
       if (kTiles == 2) {
-        const std::string mK = std::to_string(t.plan.tilesM) + " + ";
-        body_.line(dialect_.matrixMultiplyAccumulatePairAlongK(
-            c0, c1, a0, a1, aTiles + "[" + mK + "(" + row + ") * 2]", aTiles + "[" + mK + "(" + row + ") * 2 + 1]", b,
-            bTiles + "[" + tilesN + " + " + col + "]"));
+        auto aTile = [&](int h) { return aTiles + "[(" + row + ") * 4 + " + std::to_string(h) + "]"; };
+        auto bTile = [&](int h) { return bTiles + "[(" + col + ") * 2 + " + std::to_string(h) + "]"; };
+        body_.line(dialect_.matrixMultiplyAccumulatePairAlongK(c0, c1, aTile(0), aTile(1), aTile(2), aTile(3), bTile(0),
+                                                               bTile(1)));
       } else {
-        body_.line(dialect_.matrixMultiplyAccumulatePair(c0, c1, a0, a1, b));
+        body_.line(dialect_.matrixMultiplyAccumulatePair(c0, c1, aTiles + "[(" + row + ") * 2]",
+                                                         aTiles + "[(" + row + ") * 2 + 1]", bTiles + "[" + col + "]"));
       }
     } else {
       openTileLoop(t.tileCount(), j);
