@@ -388,6 +388,70 @@ TEST(CudaTarget, LoopsOfLoadsAskForTheRegistersOfFourTripsInFlight) {
   EXPECT_EQ(codegen::loopOfLoadsRegisterDemand(*add->kernel(), addLayouts).registers, 0);
 }
 
+TEST(CudaTarget, LoopsOfDotsOnMatricesThatNeedManyRegistersAskForTwelveWarps) {
+  // attention_fwd_f16's loop (32x32 blocks of 4 warps) carries m_i, l_i (a
+  // register each a thread) and a 32x32 float accumulator (8), loads K and V
+  // (8 halves each: 4 registers), starts S from zero (8) and reads Q from
+  // before the loop (8 halves: 4): 10 + 8 + 8 + 4 + 24 = 54 registers.
+  auto module = cudatest::parseCase("attention_fwd_f16");
+  auto demandOf = [](const ir::Module& m, int warps) {
+    const ir::Function& kernel = *m.kernel();
+    analysis::AxisInfoAnalysis axis(kernel);
+    return codegen::matrixDotLoopRegisterDemand(
+        kernel, layout::LayoutAssignment(kernel, axis, {layout::MemoryLayout::COALESCED, warps}));
+  };
+  const codegen::MatrixLoopDemand demand = demandOf(*module, 4);
+  ASSERT_NE(demand.loop, nullptr);
+  EXPECT_EQ(demand.loop->kind(), ir::OpKind::ScfFor);
+  EXPECT_EQ(demand.carried, 10);
+  EXPECT_EQ(demand.registers, 54);
+  // 1.3 x 54 is within the 168 registers of 3 blocks of 4 warps: no minimum
+  // (one would let ptxas take more registers than it does unasked).
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  codegen::CompiledKernel cuda = codegen::compileKernel(*module, options);
+  EXPECT_NE(cuda.source.find("__launch_bounds__(128) " + cuda.metadata.kernelName), std::string::npos);
+  // One warp holds four times as many a thread (m_i, l_i 4 each and the
+  // accumulator 32 carried, K and V 16 each, S 32, Q 16: 40 + 32 + 32 + 16
+  // + 24 = 144; x 1.3 > 168 for 12 blocks of one warp): the minimum is asked.
+  EXPECT_EQ(demandOf(*module, 1).registers, 144);
+  options.numWarps = 1;
+  cuda = codegen::compileKernel(*module, options);
+  EXPECT_NE(cuda.source.find("__launch_bounds__(32, 12) " + cuda.metadata.kernelName), std::string::npos)
+      << cuda.source.substr(0, 2000);
+  EXPECT_NE(cuda.source.find("// __launch_bounds__ minimum 12 blocks (12 warps a multiprocessor): the loop of dots "
+                             "on matrices at tests/kernels/linalg.py:128:"),
+            std::string::npos);
+  // The caller's minimum wins.
+  options.minThreadgroupsPerCore = 0;
+  cuda = codegen::compileKernel(*module, options);
+  EXPECT_NE(cuda.source.find("__launch_bounds__(32) " + cuda.metadata.kernelName), std::string::npos);
+  // The same loop over float32 inputs multiplies on FMAs: no such loop.
+  std::string f32 = cudatest::readFile(cudatest::ttirDir() + "/matmul_f16_f32acc.nodebug.ttir");
+  for (size_t at = f32.find("f16>"); at != std::string::npos; at = f32.find("f16>", at)) f32.replace(at, 4, "f32>");
+  EXPECT_EQ(demandOf(*frontend::parseTtir(f32, "matmul_f32.ttir"), 4).loop, nullptr);
+  // A loop that also carries a 128x128 float tensor (128 registers a thread
+  // over 4 warps) would spill under the minimum: none is asked.
+  std::string big = cudatest::readFile(cudatest::ttirDir() + "/matmul_f16_f32acc.nodebug.ttir");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    ASSERT_NE(big.find(from), std::string::npos) << from;
+    big.replace(big.find(from), from.size(), to);
+  };
+  replace("    %cst = arith.constant dense<0.000000e+00> : tensor<32x16xf32>\n",
+          "    %cst = arith.constant dense<0.000000e+00> : tensor<32x16xf32>\n"
+          "    %cst_big = arith.constant dense<0.000000e+00> : tensor<128x128xf32>\n");
+  replace("%30:3 = scf.for", "%30:4 = scf.for");
+  replace("%arg12 = %cst) -> (tensor<32x32x!tt.ptr<f16>>, tensor<32x16x!tt.ptr<f16>>, tensor<32x16xf32>)",
+          "%arg12 = %cst, %arg13 = %cst_big) -> (tensor<32x32x!tt.ptr<f16>>, tensor<32x16x!tt.ptr<f16>>, "
+          "tensor<32x16xf32>, tensor<128x128xf32>)");
+  replace("scf.yield %63, %66, %62 : tensor<32x32x!tt.ptr<f16>>, tensor<32x16x!tt.ptr<f16>>, tensor<32x16xf32>",
+          "scf.yield %63, %66, %62, %arg13 : tensor<32x32x!tt.ptr<f16>>, tensor<32x16x!tt.ptr<f16>>, "
+          "tensor<32x16xf32>, tensor<128x128xf32>");
+  auto bigModule = frontend::parseTtir(big, "matmul_big_carry.ttir");
+  ir::verify(*bigModule);
+  EXPECT_EQ(demandOf(*bigModule, 4).loop, nullptr);
+}
+
 TEST(CudaTarget, CompileKernelSelectsTheDialectAndKeepsTheMetadataSchema) {
   auto module = cudatest::parseCase("vector_add_f32");
   codegen::CompileOptions options;

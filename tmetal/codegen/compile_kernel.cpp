@@ -161,6 +161,16 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
         registersNote = "// __launch_bounds__ minimum " + std::to_string(minimum) + " blocks: the loop at " +
                         demand.loop->loc().userPos().str() + " holds about " + std::to_string(demand.registers) +
                         " registers a thread with four trips' loads in flight.\n";
+      const int forMatrices = (kMatrixLoopWarps + options.numWarps - 1) / options.numWarps;
+      const MatrixLoopDemand dots = matrixDotLoopRegisterDemand(fn, layouts);
+      if (dots.loop && forMatrices > std::max(1, minimum) &&
+          dots.registers * kMatrixLoopAllocation > CudaDialect::registersPerThreadAt(forMatrices, threadsPerThreadgroup)) {
+        minimum = forMatrices;
+        registersNote = "// __launch_bounds__ minimum " + std::to_string(minimum) + " blocks (" +
+                        std::to_string(kMatrixLoopWarps) + " warps a multiprocessor): the loop of dots on " +
+                        "matrices at " + dots.loop->loc().userPos().str() + " holds about " +
+                        std::to_string(dots.registers) + " registers a thread.\n";
+      }
     }
     dialectOwner = std::make_unique<CudaDialect>(threadsPerThreadgroup, minimum);
   } else

@@ -254,14 +254,24 @@ std::vector<std::string> CudaDialect::reservedNames() const {
           "int2", "int4", "longlong2", "double2"};
 }
 
+namespace {
+// Every NVIDIA GPU from Maxwell (sm_50) to Blackwell has 64K 32-bit
+// registers per multiprocessor, allocated to a thread in steps of 8, at most
+// 255 a thread; sm_80 and sm_90 hold 2048 threads in at most 32 blocks.
+constexpr int kRegistersPerMultiprocessor = 65536;
+constexpr int kResidentThreads = 2048;
+constexpr int kResidentBlocks = 32;
+constexpr int kAllocationStep = 8;
+constexpr int kMaxRegistersPerThread = 255;
+}  // namespace
+
+int CudaDialect::registersPerThreadAt(int threadgroups, int threadsPerThreadgroup) {
+  if (threadgroups <= 0 || threadsPerThreadgroup <= 0) return kMaxRegistersPerThread;
+  const int fit = kRegistersPerMultiprocessor / (threadgroups * threadsPerThreadgroup);
+  return std::min(kMaxRegistersPerThread, fit / kAllocationStep * kAllocationStep);
+}
+
 int CudaDialect::threadgroupsForRegisters(int registersPerThread, int threadsPerThreadgroup) {
-  // Every NVIDIA GPU from Maxwell (sm_50) to Blackwell has 64K 32-bit
-  // registers per multiprocessor, allocated to a thread in steps of 8; sm_80
-  // and sm_90 hold 2048 threads in at most 32 blocks.
-  constexpr int kRegistersPerMultiprocessor = 65536;
-  constexpr int kResidentThreads = 2048;
-  constexpr int kResidentBlocks = 32;
-  constexpr int kAllocationStep = 8;
   if (registersPerThread <= 0 || threadsPerThreadgroup <= 0) return 0;
   const int perThread = (registersPerThread + kAllocationStep - 1) / kAllocationStep * kAllocationStep;
   const int fullOccupancy = std::min(kResidentBlocks, kResidentThreads / threadsPerThreadgroup);

@@ -39,6 +39,9 @@ class CudaDialect : public CEmitter {
   // minimum is also a ceiling: asking for fewer registers than a kernel uses
   // spills them, so the figure errs high.
   static int threadgroupsForRegisters(int registersPerThread, int threadsPerThreadgroup);
+  // The registers a thread may have with `threadgroups` blocks of
+  // `threadsPerThreadgroup` threads on a multiprocessor (at most 255).
+  static int registersPerThreadAt(int threadgroups, int threadsPerThreadgroup);
 
   std::string targetName() const override { return "cuda"; }
   std::string filePrologue() const override;

@@ -2,6 +2,7 @@
 
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/ir/op_traits.h"
+#include "tmetal/layout/layout_op_traits.h"
 #include "tmetal/layout/tensor_map.h"
 
 namespace tmetal::codegen {
@@ -37,6 +38,43 @@ LoopRegisterDemand loopOfLoadsRegisterDemand(const ir::Function& fn, const layou
     if (registers > most.registers) most = {registers, op};
   });
   return most;
+}
+
+MatrixLoopDemand matrixDotLoopRegisterDemand(const ir::Function& fn, const layout::LayoutAssignment& layouts) {
+  const ir::Operation* loop = nullptr;
+  ir::walk(*fn.body(), [&](const ir::Operation* op) {
+    if (loop || op->kind() != ir::OpKind::ScfFor) return;
+    ir::walk(*op->region(0), [&](const ir::Operation* inner) {
+      if (inner->kind() == ir::OpKind::TtDot && layout::hasMatrixOperands(*inner)) loop = op;
+    });
+  });
+  if (!loop) return {};
+  auto packed = [&](const ir::Value* v) {
+    const int registers = registersOf(v, layouts);
+    return v->type().elementOrSelf().bitWidth() == 16 ? (registers + 1) / 2 : registers;
+  };
+  auto definedInLoop = [&](const ir::Value* v) {
+    const ir::Operation* at = v->definingOp() ? v->definingOp() : v->ownerBlock()->parentOp();
+    for (; at; at = at->parentBlock() ? at->parentBlock()->parentOp() : nullptr)
+      if (at == loop) return true;
+    return false;
+  };
+  MatrixLoopDemand demand{0, 0, loop};
+  const ir::Block& body = *loop->region(0)->block(0);
+  for (size_t i = 1; i < body.numArguments(); ++i)
+    if (!body.argument(i)->type().elementOrSelf().isPointer()) demand.carried += packed(body.argument(i));
+  if (demand.carried > kMatrixLoopCarriedLimit) return {};
+  int held = 0;
+  ir::walk(*loop->region(0), [&](const ir::Operation* op) {
+    if (op->kind() == ir::OpKind::TtLoad) held += packed(op->result(0));
+    if (op->kind() != ir::OpKind::TtDot) return;
+    const ir::Operation* c = op->operand(2)->definingOp();
+    if (c && c->kind() == ir::OpKind::ArithConstant) held += packed(op->result(0));
+    for (size_t i : {size_t{0}, size_t{1}})
+      if (!definedInLoop(op->operand(i))) held += packed(op->operand(i));
+  });
+  demand.registers = demand.carried + held + kRegistersBesideLoads;
+  return demand;
 }
 
 }  // namespace tmetal::codegen

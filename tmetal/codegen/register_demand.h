@@ -23,4 +23,33 @@ struct LoopRegisterDemand {
 // and the registers of addresses, masks and indices beside them.
 LoopRegisterDemand loopOfLoadsRegisterDemand(const ir::Function& fn, const layout::LayoutAssignment& layouts);
 
+// A loop of dots on SIMD-group matrices holds C, its loads of the next
+// trip, the results of dots it starts from zero and the operands it reads
+// from before the loop in registers. Left to itself, ptxas gave fused
+// attention in 64x64 blocks of 4 warps 168-171 registers a thread (8 warps
+// a multiprocessor), too few warps to hide the tile loads and products
+// behind each other. The CUDA target asks for kMatrixLoopWarps warps where
+// the loop's demand, as ptxas allocates it (kMatrixLoopAllocation times the
+// count below), exceeds what that many warps leave a thread: a minimum
+// where ptxas would not exceed it raised its allocation instead (96 -> 111
+// registers at 32x32). Not where the carried values alone take more than
+// kMatrixLoopCarriedLimit registers (a 128x128 accumulator over 4 warps:
+// the minimum would spill it). docs/codegen.md, "Registers for loops of
+// dots".
+inline constexpr int kMatrixLoopWarps = 12;
+inline constexpr int kMatrixLoopCarriedLimit = 64;
+inline constexpr double kMatrixLoopAllocation = 1.3;
+
+// Registers a thread the first loop holding a dot on matrices keeps at
+// once: its carried values (not tensors of pointers, which are a base and
+// offsets), its loaded values, the results of its dots that start from
+// zero, the dots' operands from before the loop (16-bit elements two to a
+// register), and 24 beside them. 0: no such loop or it carries too much.
+struct MatrixLoopDemand {
+  int registers = 0;
+  int carried = 0;
+  const ir::Operation* loop = nullptr;
+};
+MatrixLoopDemand matrixDotLoopRegisterDemand(const ir::Function& fn, const layout::LayoutAssignment& layouts);
+
 }  // namespace tmetal::codegen
