@@ -535,6 +535,25 @@ TEST(CodegenDot, AttentionKeepsCAndPAndQInTheTilesRegisters) {
     EXPECT_EQ(count(body, metal ? "*reinterpret_cast<threadgroup int4*>(dot_ab + " : "*reinterpret_cast<int4*>(dot_ab + "),
               1u) << body;
   }
+  // Q carried through the loop instead (an argument of the loop's block,
+  // which could change every trip): staged like any A, no tiles filled
+  // before the loop.
+  std::string ttir = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/attention_fwd_f16.nodebug.ttir");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    ASSERT_NE(ttir.find(from), std::string::npos) << from;
+    ttir.replace(ttir.find(from), from.size(), to);
+  };
+  replace("%18:3 = scf.for", "%18:4 = scf.for");
+  replace("%arg9 = %cst_0) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x32xf32>)",
+          "%arg9 = %cst_0, %q_carried = %17) -> (tensor<32xf32>, tensor<32xf32>, tensor<32x32xf32>, tensor<32x32xf16>)");
+  replace("%39 = tt.dot %17, %38,", "%39 = tt.dot %q_carried, %38,");
+  replace("scf.yield %43, %52, %65 : tensor<32xf32>, tensor<32xf32>, tensor<32x32xf32>",
+          "scf.yield %43, %52, %65, %q_carried : tensor<32xf32>, tensor<32xf32>, tensor<32x32xf32>, tensor<32x32xf16>");
+  const codegen::CompiledKernel carried = compileText(ttir);
+  const size_t loop = carried.source.find("for (int iv = 0; iv < arg4;");
+  ASSERT_NE(loop, std::string::npos) << carried.source;
+  EXPECT_EQ(count(carried.source.substr(0, loop), "tmetal_matrix_from_registers(dot_a_registers"), 0u) << carried.source;
+  EXPECT_EQ(count(carried.source.substr(loop), "tmetal_matrix_from_registers(dot_a_registers"), 4u) << carried.source;
 }
 
 TEST(CodegenDot, Bfloat16DotsRunOnSimdGroupMatricesOnBothTargets) {

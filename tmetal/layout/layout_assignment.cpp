@@ -365,11 +365,15 @@ class LayoutAssigner {
           l = DistributedLayout::blocked(groups.groupsM ? matrixAccumulatorLayout(groups)
                                                         : chooseDotLayout(shape, out_.options_.numWarps));
           // With every group along the rows, A's tiles come from registers
-          // laid out as C's (lower_dot_matrix.cpp). An A computed before the
-          // dot's loop (attention's Q) is converted to that once, there.
-          const ir::Operation* def = op.operand(0)->definingOp();
-          const bool invariant = !def || def->parentBlock() != op.parentBlock();
-          if (groups.groupsN == 1 && invariant &&
+          // laid out as C's (lower_dot_matrix.cpp), for an A from outside
+          // the dot's block (attention's Q, computed before the loop), which
+          // is converted to that once, there. An A computed in the block or
+          // carried by its loop (an argument of the block) would be
+          // converted every trip: it is staged as usual.
+          const ir::Value* aValue = op.operand(0);
+          const ir::Block* aBlock = aValue->definingOp() ? aValue->definingOp()->parentBlock() : aValue->ownerBlock();
+          const bool fromOutside = aBlock != op.parentBlock();
+          if (groups.groupsN == 1 && fromOutside &&
               matrixOperandKind(op, 0) == op.operand(0)->type().element().scalarKind())
             a = l;
         } else {
