@@ -353,6 +353,14 @@ def check_attention_block_shapes(device: Device):
         dots = compiled.metadata.tmetal_abi["layouts"]["dots"]
         assert [(d["accumulator"], d["simd_groups"], d["staging_buffers"], d["k_chunk"]) for d in dots] == [
             ("registers", [warps, 1], n, chunk) for n, chunk in zip(stagings, chunks)], (shape, dots)
+        if "msl" in compiled.asm and shape == (64, 64, 64, 4):
+            # V's one staging needs no barrier before it: every thread has
+            # passed K^T's staging barrier of the same trip, after its reads
+            # of V in the trip before. Two barriers a trip.
+            source = compiled.asm["msl"]
+            source = source.decode() if isinstance(source, bytes) else source
+            trip = source[source.index("for (int start = 0;"):]
+            assert trip.count("threadgroup_barrier(") == 2, trip
 
 
 @triton.jit

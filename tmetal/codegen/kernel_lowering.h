@@ -456,6 +456,10 @@ class KernelLowering {
   ThreadgroupMemory threadgroupMemory_;
   std::vector<std::string> threadgroupDecls_;
   std::set<std::string> sharedBuffers_;  // buffers in an earlier buffer's memory (ThreadgroupMemory)
+  // For each block in which a dot on matrices has passed its staging
+  // barrier (in the block itself, so every later op of the block runs after
+  // it), the dots' stagings read since the last such barrier.
+  std::map<const ir::Block*, std::set<std::string>> stagedReadsSinceBarrier_;
   std::map<std::pair<std::string, std::string>, std::string> threadgroupViews_;  // (host, element type) -> view
   std::set<std::string> names_;
   std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> tensors_;

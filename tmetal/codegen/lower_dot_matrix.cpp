@@ -470,7 +470,15 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     multiply(chunk);
     body_.close();
   } else {
-    if (!doubled) barrierBeforeReuse();
+    // A staging of its own that no thread has read since a dot's staging
+    // barrier earlier in the same block, which every thread passes every
+    // trip (attention's P V after Q K^T), needs no barrier of its own: the
+    // previous trip's reads of it came before that barrier.
+    const ir::Block* block = dot.parentBlock();
+    const auto sinceBarrier = stagedReadsSinceBarrier_.find(block);
+    const bool readSinceBarrier =
+        sinceBarrier == stagedReadsSinceBarrier_.end() || sinceBarrier->second.count(bufAB) || sharedBuffers_.count(bufAB);
+    if (!doubled && readSinceBarrier) barrierBeforeReuse();
     if (!t.aInRegisters) stage(a, 0, k, "", 0);
     if (t.bByColumns) {
       RegisterTensor bT = b;
@@ -481,6 +489,7 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
       stage(b, atB, n, "", 0);
     }
     body_.line(dialect_.barrier());
+    stagedReadsSinceBarrier_[block] = {bufAB};
     issueLoadsAhead(*dot.parentBlock());  // A's and B's registers are free
     multiply(k);
     if (doubled) body_.line(t.trip + " ^= 1;");
