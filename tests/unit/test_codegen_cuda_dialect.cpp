@@ -259,6 +259,9 @@ TEST(CudaDialect, TileLoadsAndProductsInGroups) {
   EXPECT_FALSE(msl.pairsMatrixMultipliesAlongK());
   EXPECT_EQ(d.matrixMultiplyAccumulatePairAlongK("c0", "c1", "a0", "a1", "a0k", "a1k", "b", "bk"),
             "tmetal_matrix_mac2_k16(c0, c1, a0, a1, a0k, a1k, b, bk);");
+  EXPECT_EQ(d.matrixMultiplyAccumulateAlongK("c", "a", "ak", "b", "bk"), "tmetal_matrix_mac_k16(c, a, ak, b, bk);");
+  EXPECT_EQ(msl.matrixMultiplyAccumulateAlongK("c", "a", "ak", "b", "bk"),
+            "simdgroup_multiply_accumulate(c, a, b, c); simdgroup_multiply_accumulate(c, ak, bk, c);");
   EXPECT_NE(d.matrixHelpers().find("mma.sync.aligned.m16n8k16.row.col.f32.\" type \".\" type \".f32"),
             std::string::npos);
   // Two pairs on a target without the deeper instruction: K order kept.

@@ -531,6 +531,12 @@ TEST(CodegenDot, AttentionKeepsCAndPAndQInTheTilesRegisters) {
     EXPECT_EQ(count(source.substr(0, loop), aFromRegisters), 4u) << source;
     EXPECT_EQ(count(body, metal ? "tmetal_matrix_to_registers(dot_c_tiles" : " = dot_c_tiles"), metal ? 8u : 16u)
         << body;
+    // Each SIMD group holds one row of tiles (8 of the 32 rows): on CUDA one
+    // m16n8k16 multiplies a tile over two K tiles, rows 8-15 zero.
+    if (!metal) {
+      EXPECT_EQ(count(body, "tmetal_matrix_mac_k16(dot_c_tiles"), 2u) << body;
+      EXPECT_EQ(count(body, "tmetal_matrix_mac(dot_c_tiles"), 0u) << body;
+    }
     // K^T (32x32, runs of 8 along K a thread) in one 16-byte store a thread.
     EXPECT_EQ(count(body, metal ? "*reinterpret_cast<threadgroup int4*>(dot_ab + " : "*reinterpret_cast<int4*>(dot_ab + "),
               1u) << body;

@@ -181,6 +181,12 @@ std::string CEmitter::matrixLoadGroup(const std::vector<std::string>& tiles, con
   return loads;
 }
 
+std::string CEmitter::matrixMultiplyAccumulateAlongK(const std::string& d, const std::string& a,
+                                                     const std::string& ak, const std::string& b,
+                                                     const std::string& bk) const {
+  return matrixMultiplyAccumulate(d, a, b, d) + " " + matrixMultiplyAccumulate(d, ak, bk, d);
+}
+
 std::string CEmitter::matrixMultiplyAccumulatePairAlongK(const std::string& d0, const std::string& d1,
                                                          const std::string& a0, const std::string& a1,
                                                          const std::string& a0k, const std::string& a1k,

@@ -199,8 +199,14 @@ class CEmitter {
                                       int64_t step2, int64_t stride, bool transpose, MatrixRole role) const;
   // Whether the target's instruction multiplies two tiles deep in K as
   // well, so that a pair over two K tiles is one
-  // matrixMultiplyAccumulatePairAlongK (needs pairsMatrixMultiplies).
+  // matrixMultiplyAccumulatePairAlongK (needs pairsMatrixMultiplies), and a
+  // lone tile over two K tiles one matrixMultiplyAccumulateAlongK.
   virtual bool pairsMatrixMultipliesAlongK() const { return false; }
+  // d += a * b + ak * bk in one statement: ak and bk are the tiles 8
+  // further along K.
+  virtual std::string matrixMultiplyAccumulateAlongK(const std::string& d, const std::string& a,
+                                                     const std::string& ak, const std::string& b,
+                                                     const std::string& bk) const;
   // d0 += a0 * b + a0k * bk and d1 += a1 * b + a1k * bk in one statement:
   // a0k, a1k and bk are the tiles 8 further along K.
   virtual std::string matrixMultiplyAccumulatePairAlongK(const std::string& d0, const std::string& d1,

@@ -622,6 +622,11 @@ __device__ __forceinline__ void tmetal_matrix_store(const tmetal_float8x8& m, fl
   __device__ __forceinline__ void tmetal_matrix_mac2_k16(tmetal_float8x8& d0, tmetal_float8x8& d1, Tile a0, Tile a1, \
                                                          Tile a0k, Tile a1k, Tile b, Tile bk) {                      \
     TMETAL_MATRIX_K16(type)                                                                                          \
+  }                                                                                                                  \
+  __device__ __forceinline__ void tmetal_matrix_mac_k16(tmetal_float8x8& d, Tile a, Tile ak, Tile b, Tile bk) {      \
+    tmetal_float8x8 rows8to15 = {0.0f, 0.0f};                                                                        \
+    Tile zero = {0u};                                                                                                \
+    tmetal_matrix_mac2_k16(d, rows8to15, a, zero, ak, zero, b, bk);                                                  \
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 #define TMETAL_MATRIX_K16(type)          \
@@ -645,6 +650,7 @@ TMETAL_MATRIX_PRODUCTS(tmetal_bfloat8x8, "bf16")
 TMETAL_NO_BFLOAT_PRODUCT(tmetal_matrix_mac)
 TMETAL_NO_BFLOAT_PRODUCT(tmetal_matrix_mac2)
 TMETAL_NO_BFLOAT_PRODUCT(tmetal_matrix_mac2_k16)
+TMETAL_NO_BFLOAT_PRODUCT(tmetal_matrix_mac_k16)
 #undef TMETAL_NO_BFLOAT_PRODUCT
 #endif
 #undef TMETAL_MATRIX_PRODUCTS

@@ -143,6 +143,10 @@ class CudaDialect : public CEmitter {
   std::string matrixLoadGroup(const std::vector<std::string>& tiles, const std::string& ptr, int64_t step1,
                               int64_t step2, int64_t stride, bool transpose, MatrixRole role) const override;
   bool pairsMatrixMultipliesAlongK() const override { return true; }
+  std::string matrixMultiplyAccumulateAlongK(const std::string& d, const std::string& a, const std::string& ak,
+                                             const std::string& b, const std::string& bk) const override {
+    return "tmetal_matrix_mac_k16(" + d + ", " + a + ", " + ak + ", " + b + ", " + bk + ");";
+  }
   std::string matrixMultiplyAccumulatePairAlongK(const std::string& d0, const std::string& d1, const std::string& a0,
                                                  const std::string& a1, const std::string& a0k,
                                                  const std::string& a1k, const std::string& b,

@@ -351,8 +351,9 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
   auto multiply = [&](int64_t rows) {
     openTileGroups(t);
     const bool pairs = t.plan.tilesM % 2 == 0 && dialect_.pairsMatrixMultiplies();
-    // Two K tiles a statement where the target multiplies 16 deep.
-    const int64_t kTiles = pairs && rows % 16 == 0 && dialect_.pairsMatrixMultipliesAlongK() ? 2 : 1;
+    // Two K tiles a statement where the target multiplies 16 deep (a lone
+    // row of tiles too: half the instructions, the same zero rows).
+    const int64_t kTiles = rows % 16 == 0 && dialect_.pairsMatrixMultipliesAlongK() ? 2 : 1;
     const std::string kk = newName("kk");
     // Registers of A are picked by kk: the trips written out.
     if (t.aInRegisters) body_.line(dialect_.loopUnrollHint(static_cast<int>(rows / (8 * kTiles))));
@@ -365,15 +366,17 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     // The tiles of one K step in the order the multiplies take them, so
     // that a grouped load fills one multiply's operand registers: over two
     // K tiles, A's tiles of rows 2r and 2r + 1 are 4r, 4r + 1 (at kk) and
-    // 4r + 2, 4r + 3 (at kk + 8), B's tiles of column c are 2c and 2c + 1
-    // (tensor cores take each operand in consecutive registers, and tiles
-    // loaded apart cost a register copy each). One K tile: row i, column j.
+    // 4r + 2, 4r + 3 (at kk + 8) where rows go in pairs, else row i's are
+    // 2i and 2i + 1; B's tiles of column c are 2c and 2c + 1 (tensor cores
+    // take each operand in consecutive registers, and tiles loaded apart
+    // cost a register copy each). One K tile: row i, column j.
     auto kPlus = [&](const std::string& kHalf) { return kHalf == "0" ? kk : "(" + kk + " + " + kHalf + " * 8)"; };
     const int64_t aRowStep = chunked ? t.rowStep() : t.rowStep() * strideA;
     const int64_t aKStep = 8 * (chunked ? strideA : 1);
     if (t.aInRegisters) {
       for (int64_t i = 0; i < kTiles * t.plan.tilesM; ++i) {
-        const int64_t row = kTiles == 1 ? i : i / 4 * 2 + i % 2, kHalf = kTiles == 1 ? 0 : i / 2 % 2;
+        const int64_t row = kTiles == 1 ? i : pairs ? i / 4 * 2 + i % 2 : i / 2;
+        const int64_t kHalf = kTiles == 1 ? 0 : pairs ? i / 2 % 2 : i % 2;
         body_.line(aTiles + "[" + std::to_string(i) + "] = " + aAll + "[" + std::to_string(row * kAll + kHalf) +
                    " + " + kk + " / 8];");
       }
@@ -387,11 +390,16 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
             aTiles, t.plan.tilesM, [&](const std::string& i) { return aTile(i, kk); },
             [&](const std::string& g) { return aTile(g + " * 4", kk); }, aRowStep, 2 * aRowStep, strideA, chunked,
             MatrixRole::A);
-      else
+      else if (pairs)
         loadTiles(
             aTiles, 2 * t.plan.tilesM,
             [&](const std::string& i) { return aTile(i + " / 4 * 2 + " + i + " % 2", kPlus(i + " / 2 % 2")); },
             [&](const std::string& g) { return aTile(g + " * 2", kk); }, aRowStep, aKStep, strideA, chunked,
+            MatrixRole::A);
+      else
+        loadTiles(
+            aTiles, 2 * t.plan.tilesM, [&](const std::string& i) { return aTile(i + " / 2", kPlus(i + " % 2")); },
+            [&](const std::string& g) { return aTile(g + " * 2", kk); }, aKStep, aRowStep, strideA, chunked,
             MatrixRole::A);
     }
     auto bTile = [&](const std::string& column, const std::string& k0) {
@@ -427,6 +435,12 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
         body_.line(dialect_.matrixMultiplyAccumulatePair(c0, c1, aTiles + "[(" + row + ") * 2]",
                                                          aTiles + "[(" + row + ") * 2 + 1]", bTiles + "[" + col + "]"));
       }
+    } else if (kTiles == 2) {
+      openTileLoop(t.tileCount(), j);
+      const std::string tile = t.tiles + "[" + j + "]", row = t.rowInBlock(j), col = t.colInBlock(j);
+      body_.line(dialect_.matrixMultiplyAccumulateAlongK(tile, aTiles + "[(" + row + ") * 2]",
+                                                         aTiles + "[(" + row + ") * 2 + 1]",
+                                                         bTiles + "[(" + col + ") * 2]", bTiles + "[(" + col + ") * 2 + 1]"));
     } else {
       openTileLoop(t.tileCount(), j);
       const std::string tile = t.tiles + "[" + j + "]";
