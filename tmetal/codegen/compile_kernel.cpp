@@ -163,8 +163,8 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
                         " registers a thread with four trips' loads in flight.\n";
       const int forMatrices = (kMatrixLoopWarps + options.numWarps - 1) / options.numWarps;
       const MatrixLoopDemand dots = matrixDotLoopRegisterDemand(fn, layouts);
-      if (dots.loop && forMatrices > std::max(1, minimum) &&
-          dots.registers * kMatrixLoopAllocation > CudaDialect::registersPerThreadAt(forMatrices, threadsPerThreadgroup)) {
+      const int allowed = CudaDialect::registersPerThreadAt(forMatrices, threadsPerThreadgroup);
+      if (dots.loop && forMatrices > std::max(1, minimum) && dots.registers * kMatrixLoopAllocation > allowed) {
         minimum = forMatrices;
         registersNote = "// __launch_bounds__ minimum " + std::to_string(minimum) + " blocks (" +
                         std::to_string(kMatrixLoopWarps) + " warps a multiprocessor): the loop of dots on " +

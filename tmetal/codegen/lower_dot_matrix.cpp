@@ -439,8 +439,8 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
       openTileLoop(t.tileCount(), j);
       const std::string tile = t.tiles + "[" + j + "]", row = t.rowInBlock(j), col = t.colInBlock(j);
       body_.line(dialect_.matrixMultiplyAccumulateAlongK(tile, aTiles + "[(" + row + ") * 2]",
-                                                         aTiles + "[(" + row + ") * 2 + 1]",
-                                                         bTiles + "[(" + col + ") * 2]", bTiles + "[(" + col + ") * 2 + 1]"));
+                                                         aTiles + "[(" + row + ") * 2 + 1]", bTiles + "[(" + col + ") * 2]",
+                                                         bTiles + "[(" + col + ") * 2 + 1]"));
     } else {
       openTileLoop(t.tileCount(), j);
       const std::string tile = t.tiles + "[" + j + "]";
@@ -490,9 +490,9 @@ void KernelLowering::multiplyDotTiles(const DotTiles& t, const ir::Operation& do
     // previous trip's reads of it came before that barrier.
     const ir::Block* block = dot.parentBlock();
     const auto sinceBarrier = stagedReadsSinceBarrier_.find(block);
-    const bool readSinceBarrier =
-        sinceBarrier == stagedReadsSinceBarrier_.end() || sinceBarrier->second.count(bufAB) || sharedBuffers_.count(bufAB);
-    if (!doubled && readSinceBarrier) barrierBeforeReuse();
+    const bool mayBeRead = sinceBarrier == stagedReadsSinceBarrier_.end() || sinceBarrier->second.count(bufAB) ||
+                           sharedBuffers_.count(bufAB);
+    if (!doubled && mayBeRead) barrierBeforeReuse();
     if (!t.aInRegisters) stage(a, 0, k, "", 0);
     if (t.bByColumns) {
       RegisterTensor bT = b;
