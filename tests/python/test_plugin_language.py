@@ -535,6 +535,41 @@ def check_dot_loop_inside_a_loop(device: Device):
 
 
 @triton.jit
+def rounds_of_row_maxima_kernel(a_ptr, b_ptr, out_ptr, N, ROUNDS, M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                K: tl.constexpr):
+    # A carried by the outer loop and read by the inner loop's dot, whose
+    # rows are reduced (every SIMD group along the rows: A from registers).
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, BLOCK_N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    total = tl.zeros((M, ), dtype=tl.float32)
+    for r in range(ROUNDS):
+        for n0 in range(0, N, BLOCK_N):
+            b = tl.load(b_ptr + rk[:, None] * N + (n0 + rn)[None, :])
+            total += tl.max(tl.dot(a, b), axis=1)
+        a = a + a
+    tl.store(out_ptr + rm, total)
+
+
+def check_dot_operand_carried_by_an_outer_loop(device: Device):
+    # A's tiles are filled before the inner loop, once a round, not every
+    # inner trip: B's product is the only one a trip begins.
+    rng = np.random.default_rng(16)
+    M, N, K, rounds = 32, 96, 32, 3
+    a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
+    out = device.put(np.zeros(M, np.float32))
+    compiled = rounds_of_row_maxima_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)),
+                                                  out, N, rounds, M=M, BLOCK_N=32, K=K)
+    device.synchronize()
+    expected = sum(((a * 2**r) @ b).reshape(M, N // 32, 32).max(axis=2).sum(axis=1) for r in range(rounds))
+    np.testing.assert_array_equal(device.get(out), expected.astype(np.float32))
+    source = compiled.asm["msl"] if "msl" in compiled.asm else compiled.asm["cuda"]
+    source = source.decode() if isinstance(source, bytes) else source
+    fill = "tmetal_matrix_from_registers(dot_a_registers" if "msl" in compiled.asm else "].pair = tmetal_bitcast<uint>("
+    inner = source.index("for (int n0 = 0;")
+    assert source[inner:].count(fill) == 0 and source[:inner].count(fill) == 4, source
+
+
+@triton.jit
 def transposed_pointers_kernel(x_ptr, y_ptr, S: tl.constexpr):
     r = tl.arange(0, S)
     pointers = tl.trans(x_ptr + r[:, None] * S + r[None, :])  # a pointer tensor changes layout
@@ -961,6 +996,7 @@ CHECKS = {
     "pointer_tensor_conversion": check_pointer_tensor_conversion,
     "matmul_k_loop": check_matmul_k_loop,
     "dot_loop_inside_a_loop": check_dot_loop_inside_a_loop,
+    "dot_operand_carried_by_an_outer_loop": check_dot_operand_carried_by_an_outer_loop,
     "map_elementwise": check_map_elementwise,
     "loop_options": check_loop_options,
     "device_print": check_device_print,

@@ -115,10 +115,6 @@ bool unrollsByFour(const ir::Operation& loop) {
   return !synchronizes;
 }
 
-bool definedIn(const ir::Value* v, const ir::Block& block) {
-  return v->isBlockArgument() ? v->ownerBlock() == &block : v->definingOp()->parentBlock() == &block;
-}
-
 }  // namespace
 
 // Loads first. The unroll hint leaves the order of the four trips' code to
@@ -179,7 +175,7 @@ std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::splitLoadsFromRest
   while (!needed.empty()) {
     const ir::Value* v = needed.back();
     needed.pop_back();
-    if (!definedIn(v, body)) continue;
+    if (v->definingBlock() != &body) continue;
     if (!v->isBlockArgument()) {
       if (inLoads.insert(v->definingOp()).second)
         for (const ir::Value* operand : v->definingOp()->operands()) needed.push_back(operand);
@@ -574,7 +570,9 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     }
     body_.comment("two stagings of " + dotOnMatricesComment(*dot, "C in the tiles' registers"));
     DotTiles tiles = beginDotTiles(*dot, true, std::move(planned));
-    if (tiles.aInRegisters && dot->operand(0)->definingOp() && dot->operand(0)->definingOp()->parentBlock() != &body)
+    // Layout assignment gives A the tiles' layout only from outside the
+    // body (an enclosing loop's arguments included): filled once, here.
+    if (tiles.aInRegisters && dot->operand(0)->definingBlock() != &body)
       tiles.aTiles = fillATiles(tiles, operandTensor(*dot, 0));
     loopDotTiles_[dot] = tiles;
     dotsWithStagings.push_back(dot);

@@ -53,12 +53,6 @@ MatrixLoopDemand matrixDotLoopRegisterDemand(const ir::Function& fn, const layou
     const int registers = registersOf(v, layouts);
     return v->type().elementOrSelf().bitWidth() == 16 ? (registers + 1) / 2 : registers;
   };
-  auto definedInLoop = [&](const ir::Value* v) {
-    const ir::Operation* at = v->definingOp() ? v->definingOp() : v->ownerBlock()->parentOp();
-    for (; at; at = at->parentBlock() ? at->parentBlock()->parentOp() : nullptr)
-      if (at == loop) return true;
-    return false;
-  };
   MatrixLoopDemand demand{0, 0, loop};
   const ir::Block& body = *loop->region(0)->block(0);
   for (size_t i = 1; i < body.numArguments(); ++i)
@@ -71,7 +65,7 @@ MatrixLoopDemand matrixDotLoopRegisterDemand(const ir::Function& fn, const layou
     const ir::Operation* c = op->operand(2)->definingOp();
     if (c && c->kind() == ir::OpKind::ArithConstant) held += packed(op->result(0));
     for (size_t i : {size_t{0}, size_t{1}})
-      if (!definedInLoop(op->operand(i))) held += packed(op->operand(i));
+      if (!op->operand(i)->isDefinedWithin(*loop)) held += packed(op->operand(i));
   });
   demand.registers = demand.carried + held + kRegistersBesideLoads;
   return demand;

@@ -102,6 +102,14 @@ std::vector<std::unique_ptr<Operation>> Block::takeOps() {
 
 Operation* Block::parentOp() const { return parent_ ? parent_->parentOp() : nullptr; }
 
+Block* Value::definingBlock() const { return def_ ? def_->parentBlock() : block_; }
+
+bool Value::isDefinedWithin(const Operation& op) const {
+  for (const Block* b = definingBlock(); b; b = b->parentOp() ? b->parentOp()->parentBlock() : nullptr)
+    if (b->parentOp() == &op) return true;
+  return false;
+}
+
 Block* Region::addBlock() {
   blocks_.push_back(std::make_unique<Block>(this));
   return blocks_.back().get();

@@ -41,6 +41,12 @@ class Value {
   Block* ownerBlock() const { return block_; }
   unsigned index() const { return index_; }
   bool isBlockArgument() const { return block_ != nullptr; }
+  // The block that defines the value: its op's block, or the block it is an
+  // argument of. A value "from outside" a block is one whose defining block
+  // is another (an enclosing loop's arguments included).
+  Block* definingBlock() const;
+  // Whether the value is defined inside one of op's regions, at any depth.
+  bool isDefinedWithin(const Operation& op) const;
   // Block arguments carry their own location (function arguments do).
   const Location& loc() const { return loc_; }
   void setLoc(Location l) { loc_ = std::move(l); }

@@ -370,9 +370,7 @@ class LayoutAssigner {
           // is converted to that once, there. An A computed in the block or
           // carried by its loop (an argument of the block) would be
           // converted every trip: it is staged as usual.
-          const ir::Value* aValue = op.operand(0);
-          const ir::Block* aBlock = aValue->definingOp() ? aValue->definingOp()->parentBlock() : aValue->ownerBlock();
-          const bool fromOutside = aBlock != op.parentBlock();
+          const bool fromOutside = op.operand(0)->definingBlock() != op.parentBlock();
           if (groups.groupsN == 1 && fromOutside &&
               matrixOperandKind(op, 0) == op.operand(0)->type().element().scalarKind())
             a = l;
