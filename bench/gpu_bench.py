@@ -1314,10 +1314,12 @@ class SuiteBench(Runner):
         dtypes = {a["name"]: a["dtype"] for a in entry["args"]}
         status = "ok"
 
+        launches = {}
         if compiled is not None:
             try:
                 t = self.side_tmetal(case, compiled, entry, args, expected, dtypes)
-                row.update(tmetal_us=t[0], tmetal_correct=t[1], tmetal_check=t[2])
+                launches["tmetal"] = t[0]
+                row.update(tmetal_correct=t[1], tmetal_check=t[2])
             except ContextLost:
                 raise
             except Exception as e:  # noqa: BLE001
@@ -1328,13 +1330,15 @@ class SuiteBench(Runner):
             row["tmetal_error"] = tmetal_error
         try:
             t = self.side_triton(case, args, expected, dtypes)
-            row.update(triton_us=t[0], triton_correct=t[1], triton_check=t[2])
+            launches["triton"] = t[0]
+            row.update(triton_correct=t[1], triton_check=t[2])
         except ContextLost:
             raise
         except Exception as e:  # noqa: BLE001
             row["triton_error"] = short_error(e)
             if not self.gpu.context_ok():
                 raise ContextLost(row["triton_error"], blame_tmetal=False) from None
+        self.time_sides(row, launches)
         row["tmetal_gbs"] = gbs(nbytes, row.get("tmetal_us"))
         row["triton_gbs"] = gbs(nbytes, row.get("triton_us"))
         row["tmetal_pct_copy"] = pct(row["tmetal_gbs"], self.copy_gbs)
@@ -1402,8 +1406,7 @@ class SuiteBench(Runner):
         launch()
         self.sync_or_lost()
         ok, check = self.check_outputs(case, args, device, expected)
-        us = self.gpu.bench_ms(launch) * 1e3
-        return round(us, 2), ok, check
+        return launch, ok, check
 
     def side_triton(self, case, args, expected, dtypes):
         device = self.device_arrays(case, args, dtypes)
@@ -1416,8 +1419,30 @@ class SuiteBench(Runner):
         launch()
         self.gpu.synchronize()
         ok, check = self.check_outputs(case, args, device, expected)
-        us = self.gpu.bench_ms(launch) * 1e3
-        return round(us, 2), ok, check
+        return launch, ok, check
+
+    def time_sides(self, row, launches) -> None:
+        """Times each side's launch --rounds times, the sides taking turns to go
+        first (so that neither always runs on a GPU the other has just warmed
+        or throttled); the recorded time is each side's median over rounds."""
+        times = {side: [] for side in launches}
+        for r in range(self.args.rounds):
+            order = [side for side in times if f"{side}_error" not in row]
+            for side in (order if r % 2 == 0 else order[::-1]):
+                try:
+                    times[side].append(self.gpu.bench_ms(launches[side]) * 1e3)
+                except ContextLost:
+                    raise
+                except Exception as e:  # noqa: BLE001
+                    row[f"{side}_error"] = short_error(e)
+                    if not self.gpu.context_ok():
+                        raise ContextLost(row[f"{side}_error"], blame_tmetal=side == "tmetal") from None
+        for side, ts in times.items():
+            if not ts or f"{side}_error" in row:
+                continue
+            row[f"{side}_us"] = round(float(np.median(ts)), 2)
+            if len(ts) > 1:
+                row[f"{side}_us_rounds"] = [round(t, 2) for t in ts]
 
     def summarize(self) -> None:
         rows = [r for r in self.results.rows if r.get("speedup_vs_triton") and r.get("tmetal_correct")]
@@ -1582,6 +1607,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-large", action="store_true", help="only the suite's own (small) cases")
     p.add_argument("--no-small", action="store_true", help="only the larger configurations")
     p.add_argument("--output", help="the plot (default: OUT/suite.png)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="time each case this many times a side, the sides taking turns, and record the medians "
+                   "(and every round's time; default 1)")
 
     p = sub.add_parser("flush", parents=[common], help="what each L2 flush costs the timed run (torch.sum, copy)")
     p.add_argument("--megabytes", type=lambda t: [int(v) for v in t.split(",")], default=[128, 256, 512, 1024],
@@ -1609,7 +1637,7 @@ def main(argv=None) -> int:
     bench_class = {"layouts": LayoutsBench, "graph": GraphBench, "suite": SuiteBench, "flush": FlushBench}[args.command]
     settings = {k: v for k, v in vars(args).items()
                 if k in ("sizes", "layouts", "dtype", "dtypes", "ops", "shapes", "block_m", "block_n", "num_warps",
-                         "cases", "no_large", "no_small", "quick", "l2_flush", "megabytes")}
+                         "cases", "no_large", "no_small", "quick", "l2_flush", "megabytes", "rounds")}
     if args.command == "graph":
         settings["plan_tuning"] = os.environ.get("TMETAL_PLAN_TUNING") or "planner defaults"
     settings = {k: ([shape_text(s) if isinstance(s, tuple) else s for s in v] if isinstance(v, list) else v)

@@ -74,3 +74,51 @@ def test_do_bench_flush_is_followed_by_the_idle():
     driver.clear_cache("buffer")
     driver.clear_cache("buffer")
     assert calls == [("flush", "buffer"), ("sleep", 150_000)] * 2
+
+
+class FakeTimer:
+    """bench_ms returning each launch's next time, in ms, in the order called."""
+
+    def __init__(self, times):
+        self.times, self.order = times, []
+
+    def bench_ms(self, launch):
+        side = launch()
+        self.order.append(side)
+        value = self.times[side].pop(0)
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+    def context_ok(self):
+        return True
+
+
+def _suite(rounds, timer):
+    bench = gpu_bench.SuiteBench.__new__(gpu_bench.SuiteBench)  # only what time_sides reads
+    bench.args = type("Args", (), {"rounds": rounds})()
+    bench.gpu = timer
+    return bench
+
+
+def test_rounds_take_turns_and_record_the_median():
+    timer = FakeTimer({"tmetal": [0.0050, 0.0041, 0.0042], "triton": [0.0044, 0.0046, 0.0090]})
+    row = {}
+    _suite(3, timer).time_sides(row, {"tmetal": lambda: "tmetal", "triton": lambda: "triton"})
+    assert timer.order == ["tmetal", "triton", "triton", "tmetal", "tmetal", "triton"]
+    assert (row["tmetal_us"], row["triton_us"]) == (4.2, 4.6)
+    assert row["tmetal_us_rounds"] == [5.0, 4.1, 4.2] and row["triton_us_rounds"] == [4.4, 4.6, 9.0]
+
+
+def test_one_round_records_no_list_and_a_failing_side_stops_timing():
+    timer = FakeTimer({"tmetal": [0.005], "triton": [RuntimeError("launch failed: out of resources")]})
+    row = {}
+    _suite(1, timer).time_sides(row, {"tmetal": lambda: "tmetal", "triton": lambda: "triton"})
+    assert row == {"tmetal_us": 5.0, "triton_error": "RuntimeError: launch failed: out of resources"}
+    # A side that fails in a later round is timed no more and records no time.
+    timer = FakeTimer({"tmetal": [0.005, RuntimeError("unspecified launch failure")], "triton": [0.004, 0.004, 0.004]})
+    row = {}
+    _suite(3, timer).time_sides(row, {"tmetal": lambda: "tmetal", "triton": lambda: "triton"})
+    assert timer.order == ["tmetal", "triton", "triton", "tmetal", "triton"]
+    assert row == {"tmetal_error": "RuntimeError: unspecified launch failure", "triton_us": 4.0,
+                   "triton_us_rounds": [4.0, 4.0, 4.0]}
