@@ -300,6 +300,18 @@ TEST(CodegenMsl, ArgmaxUsesAnOrderedButterflyOverTheCombiner) {
   EXPECT_EQ(count(k.source, "simd_max("), 1u);  // the plain max reduction of the same kernel
 }
 
+// A combiner that adds each operand pair, (s, q) + (s', q'), gives the same
+// result whichever side goes first: its butterfly takes no turns. The argmax
+// beside it in the same kernel (ties to the lower index) keeps them.
+TEST(CodegenMsl, SumsOfSeveralOperandsCombineLanesInEitherOrder) {
+  codegen::CompiledKernel k = compileCase("multi_operand_reduce");
+  const size_t sums = k.source.find("'tt.reduce' along axis 0 at tests/kernels/reductions.py:367");
+  ASSERT_NE(sums, std::string::npos) << k.source;
+  EXPECT_EQ(count(k.source.substr(0, sums), "if ((lane & m) != 0) {"), 2u) << k.source;  // lanes, then groups
+  EXPECT_EQ(count(k.source.substr(sums), "if ((lane & m) != 0) {"), 0u) << k.source;
+  EXPECT_EQ(count(k.source.substr(sums), "simd_shuffle_xor("), 4u) << k.source;  // two operands, two butterflies
+}
+
 TEST(CodegenMsl, ScanAcrossSimdGroupsReadsEachGroupTotalOnce) {
   // The reversed column scan of a 32x64 tile: 4 repetitions x 4 columns per
   // thread, 4 SIMD groups along the axis. Each group's total is read once per

@@ -215,6 +215,10 @@ class KernelLowering {
   std::string combinerFunction(const ir::Operation& op);
   // simd_* operation the region amounts to, if any (one operand, one op).
   std::optional<SimdOp> recognizeCombiner(const ir::Operation& op) const;
+  // Whether the region combines each operand pair with one such op
+  // ((s, q) + (s', q') = (s + s', q + q')): then the order of the two sides
+  // does not matter.
+  bool combinerIsCommutative(const ir::Operation& op) const;
   // Statements combining `acc` with `other` (acc = combine(acc, other)) or
   // (acc = combine(other, acc)) when `otherFirst`.
   std::vector<std::string> combineStatements(const ir::Operation& op, const std::vector<std::string>& acc,

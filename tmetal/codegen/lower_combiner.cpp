@@ -25,12 +25,11 @@ const ir::Operation* singleCombineOp(const ir::Operation& op) {
               (c->operand(0) == b.argument(1) && c->operand(1) == b.argument(0));
   return args ? c : nullptr;
 }
-}  // namespace
 
-std::optional<SimdOp> KernelLowering::recognizeCombiner(const ir::Operation& op) const {
-  const ir::Operation* c = singleCombineOp(op);
-  if (!c) return std::nullopt;
-  switch (c->kind()) {
+// The ops whose operands may swap places (exactly, but for which payload
+// comes out of two NaNs) and that SIMD hardware reduces by itself.
+std::optional<SimdOp> simdOpOf(OpKind kind) {
+  switch (kind) {
     case OpKind::ArithAddF:
     case OpKind::ArithAddI: return SimdOp::Sum;
     case OpKind::ArithMulF:
@@ -44,6 +43,28 @@ std::optional<SimdOp> KernelLowering::recognizeCombiner(const ir::Operation& op)
     case OpKind::ArithXOrI: return SimdOp::Xor;
     default: return std::nullopt;
   }
+}
+}  // namespace
+
+std::optional<SimdOp> KernelLowering::recognizeCombiner(const ir::Operation& op) const {
+  const ir::Operation* c = singleCombineOp(op);
+  return c ? simdOpOf(c->kind()) : std::nullopt;
+}
+
+bool KernelLowering::combinerIsCommutative(const ir::Operation& op) const {
+  const ir::Block& b = combinerBlock(op);
+  const size_t n = op.numOperands();
+  if (b.numArguments() != 2 * n || b.ops().size() != n + 1) return false;
+  const ir::Operation* ret = b.terminator();
+  if (ret->numOperands() != n) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Operation* c = ret->operand(i)->definingOp();
+    if (!c || c->parentBlock() != &b || c->numOperands() != 2 || !simdOpOf(c->kind())) return false;
+    const ir::Value *a = b.argument(i), *other = b.argument(n + i);
+    if (!((c->operand(0) == a && c->operand(1) == other) || (c->operand(0) == other && c->operand(1) == a)))
+      return false;
+  }
+  return true;
 }
 
 std::string KernelLowering::combinerFunction(const ir::Operation& op) {

@@ -4,7 +4,8 @@
 //      SIMD hardware's reduction (simd_sum, simd_max, ...) when the region is
 //      one of those and the axis spans all 32 lanes, else with a
 //      simd_shuffle_xor butterfly (any combiner, several operands; lower
-//      lanes' values go first, so order-sensitive combiners see index order);
+//      lanes' values go first, so order-sensitive combiners see index order,
+//      unless each operand pair is combined by one commutative op);
 //   3. the SIMD groups that hold different parts combine through threadgroup
 //      memory: one partial per group, one barrier, then every SIMD group
 //      combines the partials with a shuffle butterfly (lane l holds group
@@ -36,6 +37,8 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
   TensorMap result(resultLayout, resultShape);
   int64_t q = result.numRegisters();
   std::optional<SimdOp> simd = recognizeCombiner(op);
+  // Lanes combine in index order unless the order cannot matter.
+  const bool commutative = simd || combinerIsCommutative(op);
 
   // 1. Registers: for each result register, the operand registers along the
   // axis in index order.
@@ -138,7 +141,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
       lines.push_back(typeOf(in[i]->element) + " " + other + " = " + dialect_.simdShuffleXor(vars[i], ki, "m") + ";");
       o.push_back(other);
     }
-    if (simd) {
+    if (commutative) {
       for (const std::string& s : combineStatements(op, vars, o)) lines.push_back(s);
       return lines;
     }
