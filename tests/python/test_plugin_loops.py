@@ -70,3 +70,38 @@ def test_every_trip_count_runs_every_trip_once(codegen_emulator, trips, start, s
     buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
     assert [b["name"] for b in buffers] == ["tg_scalar"]
     assert compiled.asm["msl"].count(b"threadgroup int tg_scalar[1];") == 1
+
+
+@triton.jit
+def load_only_sums_kernel(x_ptr, out_ptr, start, n, step, BLOCK: tl.constexpr):
+    """A body that only loads and adds (two carried values, one a scalar):
+    its groups of four trips and the trips left are written out loads first."""
+    acc = tl.zeros([BLOCK], tl.int32)
+    weighted = 0
+    for s in range(start, n, step):
+        offs = s + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+        acc += x
+        weighted = weighted * 3 + s  # order-sensitive: each trip once, in order
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+    tl.store(out_ptr + BLOCK, weighted)
+
+
+@pytest.mark.parametrize("trips", range(10))
+@pytest.mark.parametrize("start,step", [(0, 64), (5, 70)])
+def test_every_trip_count_of_a_load_only_loop(codegen_emulator, trips, start, step):
+    block = 64
+    n = start + (trips - 1) * step + 17 if trips else start
+    x = np.random.default_rng(100 + trips).integers(-1000, 1000, max(n, 1)).astype(np.int32)
+    out = np.zeros(block + 1, np.int32)
+    compiled = load_only_sums_kernel[(1, )](triton_metal.tensor(x), triton_metal.tensor(out), start, n, step,
+                                            BLOCK=block)
+    acc, weighted = np.zeros(block, np.int64), 0
+    for s in range(start, n, step):
+        offs = s + np.arange(block)
+        acc[offs < n] += x[offs[offs < n]]
+        weighted = (weighted * 3 + s) & 0xFFFFFFFF
+    np.testing.assert_array_equal(out[:block], acc.astype(np.int32))
+    assert out[block] == np.array(weighted, np.uint32).view(np.int32)
+    source = compiled.asm["msl"].decode()
+    assert "_left = " in source and "#pragma clang loop unroll_count(2)" not in source, source

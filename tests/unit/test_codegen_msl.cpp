@@ -354,8 +354,10 @@ TEST(CodegenMsl, LoopsThatCombineNothingAcrossThreadsAreUnrolledByFour) {
   // count (n_cols / 256, rounded up) is known only at run time: the trips up
   // to a multiple of four run unrolled by four, the rest unrolled by two.
   // The first two loops (mean and variance) only load and compute, so the
-  // lowering writes their four trips out, every trip's loads first; the
-  // third stores and gets the target compiler's unrolling.
+  // lowering writes their four trips out, every trip's loads first, and the
+  // zero to three trips left too: all their loads (a trip that does not run
+  // loads the last one's elements again), then the rest of each that runs.
+  // The third stores and gets the target compiler's unrolling.
   // The column sums reduce every tile inside their loop, a threadgroup
   // barrier per trip, and are not unrolled.
   codegen::CompiledKernel norm = compileCase("layernorm_fwd");
@@ -366,11 +368,22 @@ TEST(CodegenMsl, LoopsThatCombineNothingAcrossThreadsAreUnrolledByFour) {
   for (const char* trip : {"int start0 = start + 1 * 256;", "int start1 = start + 2 * 256;",
                            "int start2 = start + 3 * 256;"})
     EXPECT_NE(norm.source.find(trip), std::string::npos) << trip;
-  EXPECT_NE(norm.source.find("#pragma clang loop unroll_count(2)\n"
-                             "  for (int start3 = start_main_end; start3 < n_cols; start3 += 256) {"),
-            std::string::npos);
+  const size_t tail = norm.source.find("  int start3_left = start_trips % 4;\n  if (start3_left > 0) {\n"
+                                       "    int start4_0 = start_main_end;\n");
+  ASSERT_NE(tail, std::string::npos) << norm.source;
+  const size_t mean = norm.source.find("float mean = ", tail);
+  ASSERT_NE(mean, std::string::npos);
+  const std::string trips = norm.source.substr(tail, mean - tail);
+  EXPECT_NE(trips.find("int start5_0 = start3_left > 1 ? start_main_end + 1 * 256 : start4_0;"), std::string::npos)
+      << trips;
+  EXPECT_NE(trips.find("int start6_0 = start3_left > 2 ? start_main_end + 2 * 256 : start5_0;"), std::string::npos);
+  const size_t lastLoad = trips.rfind("] ? x_row_0["), firstSum = trips.find(" = acc_8[r] + ");
+  EXPECT_EQ(count(trips, "] ? x_row_0["), 3u);
+  EXPECT_LT(lastLoad, firstSum);
+  EXPECT_EQ(count(trips, "if (start3_left > 1) {"), 1u);
+  EXPECT_EQ(count(trips, "if (start3_left > 2) {"), 1u);
   EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(4)"), 1u);
-  EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(2)"), 3u);
+  EXPECT_EQ(count(norm.source, "#pragma clang loop unroll_count(2)"), 1u);  // the storing loop's remainder
   codegen::CompiledKernel columns = compileCase("col_reduce_loop");
   EXPECT_EQ(columns.source.find("#pragma"), std::string::npos);
 }

@@ -360,6 +360,11 @@ class KernelLowering {
   void emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFirstPlan& plan, const std::string& ivName,
                           const std::string& from, const std::string& to, const std::vector<RegisterTensor>& tensors,
                           const std::vector<std::string>& scalars, const std::vector<const ir::Value*>& slots);
+  // The trips left after the groups of four (trips % 4 of them, from
+  // `from`), their loads first.
+  void emitLoadsFirstTail(const ir::Operation& loop, const LoadsFirstPlan& plan, const std::string& from,
+                          const std::string& trips, const std::vector<RegisterTensor>& tensors,
+                          const std::vector<std::string>& scalars, const std::vector<const ir::Value*>& slots);
   void lowerIf(const ir::Operation& op);
   void lowerWhile(const ir::Operation& op);
   // Assigns yielded values to the variables that carry them.

@@ -275,6 +275,60 @@ void KernelLowering::emitLoadsFirstLoop(const ir::Operation& loop, const LoadsFi
   scalars_ = before.scalars;
 }
 
+// The zero to three trips after the groups of four, loads first too, where
+// the loads read no carried value (so that a trip's loads need only its
+// induction variable): every trip's loads first, a trip that does not run
+// loading at the last one's induction variable (elements the loop reads
+// anyway, in bounds), then the rest of each trip that runs. Three trips
+// left take one memory round trip rather than the two of a remainder loop
+// unrolled twice.
+void KernelLowering::emitLoadsFirstTail(const ir::Operation& loop, const LoadsFirstPlan& plan,
+                                        const std::string& from, const std::string& trips,
+                                        const std::vector<RegisterTensor>& tensors,
+                                        const std::vector<std::string>& scalars,
+                                        const std::vector<const ir::Value*>& slots) {
+  const ir::Block& body = *loop.region(0)->block(0);
+  const ir::Value* iv = body.argument(0);
+  const std::string ivType = typeOf(iv->type());
+  const std::string step = parenthesized(scalarOf(loop.operand(2)));
+  const std::string left = newName(nameFor(iv) + "_left");
+  body_.line(ivType + " " + left + " = " + trips + " % " + std::to_string(kUnrolledTrips) + ";");
+  body_.open("if (" + left + " > 0)");
+  const auto savedTensors = tensors_;
+  const auto savedScalars = scalars_;
+  const nlohmann::json describedOnce = decisions_;  // the metadata describes the body once
+  std::vector<std::pair<decltype(tensors_), decltype(scalars_)>> afterLoads;
+  std::string last;
+  for (int k = 0; k < kUnrolledTrips - 1; ++k) {
+    tensors_ = savedTensors;
+    scalars_ = savedScalars;
+    std::string ivk = newName(nameFor(iv));
+    std::string at = from + (k == 0 ? "" : " + " + std::to_string(k) + " * " + step);
+    body_.line(ivType + " " + ivk + " = " + (k == 0 ? at : left + " > " + std::to_string(k) + " ? " + at + " : " + last) +
+               ";");
+    last = ivk;
+    defineScalar(iv, ivk);
+    for (const ir::Operation* op : plan.loads) lowerOp(*op);
+    afterLoads.emplace_back(tensors_, scalars_);
+  }
+  for (int k = 0; k < kUnrolledTrips - 1; ++k) {
+    if (k > 0) body_.open("if (" + left + " > " + std::to_string(k) + ")");
+    tensors_ = afterLoads[k].first;
+    scalars_ = afterLoads[k].second;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      tensors_.erase(slots[i]);
+      defineCarried(slots[i], tensors[i], scalars[i]);
+    }
+    for (const ir::Operation* op : plan.rest) lowerOp(*op);
+    assignCarried(*body.terminator(), 0, tensors, scalars, slots);
+    if (k > 0) body_.close();
+  }
+  body_.close();
+  decisions_ = describedOnce;
+  tensors_ = savedTensors;
+  scalars_ = savedScalars;
+}
+
 // Loads one trip ahead. A trip of a loop with a tt.dot stages A and B in
 // threadgroup memory between barriers, and no compiler moves the next
 // trip's loads above a barrier: each trip waited for its loads from device
@@ -634,7 +688,10 @@ void KernelLowering::lowerFor(const ir::Operation& op) {
     beginBodyCopies();
     emitGroups(mainEnd);
     secondBodyCopy();
-    emitLoop(dialect_.loopUnrollHint(2), nameFor(iv), mainEnd, upper);
+    if (loadsFirst && loadsFirst->argumentsRead.empty())
+      emitLoadsFirstTail(op, *loadsFirst, mainEnd, trips, tensors, scalars, slots);
+    else
+      emitLoop(dialect_.loopUnrollHint(2), nameFor(iv), mainEnd, upper);
     endBodyCopies();
   }
   // A loop that runs again (inside another loop) starts its trips over at

@@ -113,12 +113,13 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int r = 0; r < 8; ++r) acc_22_2[r] = acc_22_1[r] + acc_21_2[r];
     for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_2[r];
   }
-  #pragma clang loop unroll_count(2)
-  for (int start3 = start_main_end; start3 < n_cols; start3 += 128) {
+  int start3_left = start_trips % 4;
+  if (start3_left > 0) {
+    int start4_0 = start_main_end;
     int cols3[4];
     for (int r = 0; r < 4; ++r) cols3[r] = L0_o1 + r * 32;
     int cols_5_3[4];
-    for (int r = 0; r < 4; ++r) cols_5_3[r] = start3 + cols3[r];
+    for (int r = 0; r < 4; ++r) cols_5_3[r] = start4_0 + cols3[r];
     bool mask_7_3[2];
     for (int r = 0; r < 2; ++r) mask_7_3[r] = rows_2[r] < n_rows;
     bool mask_10_3[4];
@@ -131,9 +132,53 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int r = 0; r < 8; ++r) acc_20_3_offsets[r] = acc_15_3[r / 4] + cols_5_3[r % 4];
     float acc_21_3[8];
     for (int r = 0; r < 8; ++r) acc_21_3[r] = mask_13_3[r] ? x_ptr[acc_20_3_offsets[r]] : 0.0f;
+    int start5_0 = start3_left > 1 ? start_main_end + 1 * 128 : start4_0;
+    int cols4[4];
+    for (int r = 0; r < 4; ++r) cols4[r] = L0_o1 + r * 32;
+    int cols_5_4[4];
+    for (int r = 0; r < 4; ++r) cols_5_4[r] = start5_0 + cols4[r];
+    bool mask_7_4[2];
+    for (int r = 0; r < 2; ++r) mask_7_4[r] = rows_2[r] < n_rows;
+    bool mask_10_4[4];
+    for (int r = 0; r < 4; ++r) mask_10_4[r] = cols_5_4[r] < n_cols;
+    bool mask_13_4[8];
+    for (int r = 0; r < 8; ++r) mask_13_4[r] = mask_7_4[r / 4] & mask_10_4[r % 4];
+    int acc_15_4[2];
+    for (int r = 0; r < 2; ++r) acc_15_4[r] = rows_2[r] * stride_row;
+    int acc_20_4_offsets[8];
+    for (int r = 0; r < 8; ++r) acc_20_4_offsets[r] = acc_15_4[r / 4] + cols_5_4[r % 4];
+    float acc_21_4[8];
+    for (int r = 0; r < 8; ++r) acc_21_4[r] = mask_13_4[r] ? x_ptr[acc_20_4_offsets[r]] : 0.0f;
+    int start6_0 = start3_left > 2 ? start_main_end + 2 * 128 : start5_0;
+    int cols5[4];
+    for (int r = 0; r < 4; ++r) cols5[r] = L0_o1 + r * 32;
+    int cols_5_5[4];
+    for (int r = 0; r < 4; ++r) cols_5_5[r] = start6_0 + cols5[r];
+    bool mask_7_5[2];
+    for (int r = 0; r < 2; ++r) mask_7_5[r] = rows_2[r] < n_rows;
+    bool mask_10_5[4];
+    for (int r = 0; r < 4; ++r) mask_10_5[r] = cols_5_5[r] < n_cols;
+    bool mask_13_5[8];
+    for (int r = 0; r < 8; ++r) mask_13_5[r] = mask_7_5[r / 4] & mask_10_5[r % 4];
+    int acc_15_5[2];
+    for (int r = 0; r < 2; ++r) acc_15_5[r] = rows_2[r] * stride_row;
+    int acc_20_5_offsets[8];
+    for (int r = 0; r < 8; ++r) acc_20_5_offsets[r] = acc_15_5[r / 4] + cols_5_5[r % 4];
+    float acc_21_5[8];
+    for (int r = 0; r < 8; ++r) acc_21_5[r] = mask_13_5[r] ? x_ptr[acc_20_5_offsets[r]] : 0.0f;
     float acc_22_3[8];
     for (int r = 0; r < 8; ++r) acc_22_3[r] = acc_3[r] + acc_21_3[r];
     for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_3[r];
+    if (start3_left > 1) {
+      float acc_22_4[8];
+      for (int r = 0; r < 8; ++r) acc_22_4[r] = acc_3[r] + acc_21_4[r];
+      for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_4[r];
+    }
+    if (start3_left > 2) {
+      float acc_22_5[8];
+      for (int r = 0; r < 8; ++r) acc_22_5[r] = acc_3[r] + acc_21_5[r];
+      for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_5[r];
+    }
   }
   bool cond[2];
   for (int r = 0; r < 2; ++r) cond[r] = rows_2[r] < n_rows;
