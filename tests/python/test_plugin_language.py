@@ -570,6 +570,36 @@ def check_dot_operand_carried_by_an_outer_loop(device: Device):
 
 
 @triton.jit
+def multiple_tests_kernel(x_ptr, y_ptr, out_ptr, rem_ptr, BLOCK: tl.constexpr):
+    # Remainders by powers of two compared with zero (emitted as low bits),
+    # of negative values too, and one remainder whose value is stored.
+    i = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i)
+    y = tl.load(y_ptr + i)
+    even = (x % 2 == 0).to(tl.int32)
+    not_multiple_of_8 = (y % 8 != 0).to(tl.int32) * 2
+    unsigned_multiple = ((x.to(tl.uint64, bitcast=True) % 4) == 0).to(tl.int32) * 4
+    tl.store(out_ptr + i, even + not_multiple_of_8 + unsigned_multiple)
+    tl.store(rem_ptr + i, y % 16)
+
+
+def check_remainder_zero_tests(device: Device):
+    n = 128
+    x = (np.arange(n, dtype=np.int64) - 64) * 3
+    y = (np.arange(n, dtype=np.int32) - 61) * 5
+    out, rem = device.put(np.zeros(n, np.int32)), device.put(np.zeros(n, np.int32))
+    compiled = multiple_tests_kernel[(1, )](device.put(x), device.put(y), out, rem, BLOCK=n)
+    device.synchronize()
+    want = (x % 2 == 0) + 2 * (np.fmod(y, 8) != 0) + 4 * (x.view(np.uint64) % 4 == 0)
+    np.testing.assert_array_equal(device.get(out), want.astype(np.int32))
+    np.testing.assert_array_equal(device.get(rem), np.fmod(y, 16))  # C's remainder: the dividend's sign
+    source = compiled.asm["msl"] if "msl" in compiled.asm else compiled.asm["cuda"]
+    source = source.decode() if isinstance(source, bytes) else source
+    # The stored remainder stays one; the tested ones are low bits.
+    assert source.count(" % 16") == 1 and " % 8" not in source and " % 2" not in source, source
+
+
+@triton.jit
 def transposed_pointers_kernel(x_ptr, y_ptr, S: tl.constexpr):
     r = tl.arange(0, S)
     pointers = tl.trans(x_ptr + r[:, None] * S + r[None, :])  # a pointer tensor changes layout
@@ -997,6 +1027,7 @@ CHECKS = {
     "matmul_k_loop": check_matmul_k_loop,
     "dot_loop_inside_a_loop": check_dot_loop_inside_a_loop,
     "dot_operand_carried_by_an_outer_loop": check_dot_operand_carried_by_an_outer_loop,
+    "remainder_zero_tests": check_remainder_zero_tests,
     "map_elementwise": check_map_elementwise,
     "loop_options": check_loop_options,
     "device_print": check_device_print,

@@ -146,6 +146,9 @@ std::string exerciseEveryHook(const CudaDialect& d) {
        d.numProgramsExpr(0) + " + " + d.numProgramsExpr(2) + ";");
   line("*ip = pid + int(" + d.builtinName(codegen::Builtin::SimdGroupIndex) + ");");
   line("acc_f32 = " + d.floatDivide("acc_f32", "3.0f", ScalarKind::F32) + ";");
+  for (ScalarKind k : {ScalarKind::I32, ScalarKind::I64})
+    for (uint64_t mask : {uint64_t{1}, uint64_t{7}, uint64_t{0xffffffffffff}})
+      line("v_i32 += " + d.lowBits(var(k), mask, k) + " == 0;");
   line("*fp = acc_f32 + float(acc_f64) + tg[0];");
 
   ir::Type f32Ptr = ir::Type::pointer(ir::Type::f32());
@@ -286,6 +289,25 @@ TEST(CudaDialect, MaskedElementLoadsArePredicatedLoadsNotBranches) {
   std::string source = codegen::compileKernel(*module, options).source;
   EXPECT_NE(source.find("= tmetal_load_if(&x_ptr["), std::string::npos) << source;
   EXPECT_EQ(source.find("? x_ptr["), std::string::npos) << source;
+}
+
+TEST(CudaDialect, RemaindersTestedAgainstZeroAreLowBits) {
+  // Collatz's `x % 2 == 0` on an i64: NVVM would widen a plain 32-bit test
+  // back to 64 bits; the helper keeps it 32 bits wide. Masks past 32 bits,
+  // and narrower types, are C's `&`; Metal's always are.
+  CudaDialect cuda(128);
+  codegen::MslDialect metal;
+  EXPECT_EQ(cuda.lowBits("x", 1, ScalarKind::I64), "tmetal_low_bits<1u>(x)");
+  EXPECT_EQ(cuda.lowBits("x", 0xffffffffffff, ScalarKind::I64), "(x & 281474976710655L)");
+  EXPECT_EQ(cuda.lowBits("y", 7, ScalarKind::I32), "(y & 7)");
+  EXPECT_EQ(metal.lowBits("x", 1, ScalarKind::I64), "(x & 1L)");
+
+  auto module = cudatest::parseCase("while_collatz");
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  const std::string source = codegen::compileKernel(*module, options).source;
+  EXPECT_NE(source.find("long t1 = tmetal_low_bits<1u>(peak);"), std::string::npos) << source;
+  EXPECT_EQ(source.find(" % 2L"), std::string::npos) << source;
 }
 
 TEST(CudaDialect, AtomicsTakeTritonsOrderFromReleaseAndAcquireFences) {

@@ -148,6 +148,10 @@ std::string CEmitter::floatLiteral(double v, ScalarKind k) const {
 
 std::string CEmitter::boolLiteral(bool v) const { return v ? "true" : "false"; }
 
+std::string CEmitter::lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const {
+  return "(" + x + " & " + intLiteral(static_cast<int64_t>(mask), k) + ")";
+}
+
 std::string CEmitter::maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const {
   return cond + " ? " + dereference(ptr) + " : " + other;
 }

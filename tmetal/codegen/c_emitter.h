@@ -139,6 +139,9 @@ class CEmitter {
   // The element at `ptr` where `cond` holds, else `other` (`ptr` may be out
   // of bounds where it does not).
   virtual std::string maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const;
+  // x & mask (mask one less than a power of two), for a remainder that is
+  // only ever compared with zero: zero exactly where x % (mask + 1) is.
+  virtual std::string lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const;
   // A vector value built from its components.
   virtual std::string vectorOf(const std::string& vectorTypeName, const std::vector<std::string>& components) const = 0;
   virtual std::string vectorElement(const std::string& vec, int k) const = 0;

@@ -81,6 +81,18 @@ __device__ __forceinline__ To tmetal_bitcast(From x) {
   return y;
 }
 
+// The low bits of a 64-bit integer, for a test of whether it is a multiple
+// of a power of two (Collatz's `x % 2 == 0`). NVVM widens a 32-bit test back
+// to 64 bits and compares (x & 1) with 1, which ptxas does not fold: a LOP3
+// and two ISETPs a trip where Triton's PTX, comparing with 0, gets one LOP3
+// setting the predicate. Opaque to NVVM, the result is compared with 0.
+template <unsigned Mask>
+__device__ __forceinline__ unsigned tmetal_low_bits(long long x) {
+  unsigned bits;
+  asm("{ .reg .b32 lo; cvt.u32.u64 lo, %1; and.b32 %0, lo, %2; }" : "=r"(bits) : "l"(x), "n"(Mask));
+  return bits;
+}
+
 // A load under a condition, as a predicated PTX load rather than a branch.
 // NVIDIA's compiler turns `c ? *p : other` into a branch around each load,
 // and its scheduler then interleaves the loads with their consumers (a
@@ -398,6 +410,11 @@ std::string CudaDialect::mathCall(MathFn fn, const std::vector<std::string>& arg
     case MathFn::Div: return call(fast ? "__fdividef" : "__fdiv_rn");
   }
   return "?";
+}
+
+std::string CudaDialect::lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const {
+  if (ir::scalarBits(k) != 64 || mask > 0xffffffffu) return CEmitter::lowBits(x, mask, k);
+  return "tmetal_low_bits<" + std::to_string(mask) + "u>(" + x + ")";
 }
 
 std::string CudaDialect::maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const {

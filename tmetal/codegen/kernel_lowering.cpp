@@ -62,6 +62,7 @@ KernelLowering::KernelLowering(const ir::Function& fn, const CEmitter& dialect, 
       threadgroupMemory_(options_.threadgroupMemoryLimit, options_.hardwareName) {
   for (const std::string& n : reservedNames()) names_.insert(n);
   for (const std::string& n : dialect_.reservedNames()) names_.insert(n);
+  remaindersComparedWithZero_ = remaindersComparedWithZero();
 }
 
 // ---- values ------------------------------------------------------------------

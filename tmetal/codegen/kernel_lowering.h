@@ -152,6 +152,10 @@ class KernelLowering {
   // where `at` runs: by what AxisInfo knows of x, or because `at` lies in the
   // branch of an scf.if taken only when x % m == 0 for a multiple m of divisor.
   bool knownMultiple(const ir::Operation& at, const ir::Value* x, int64_t divisor) const;
+  // The remainders by a power of two (arith.remsi, remui) whose every use
+  // compares them with zero: they are emitted as x's low bits
+  // (CEmitter::lowBits), which are zero exactly where the remainder is.
+  std::set<const ir::Operation*> remaindersComparedWithZero() const;
 
   // ---- elementwise and shape ops (lower_elementwise.cpp, lower_shape.cpp) ---------
   void lowerScalarOp(const ir::Operation& op);
@@ -454,6 +458,7 @@ class KernelLowering {
   void barrierBeforeReuse();
 
   const ir::Function& fn_;
+  std::set<const ir::Operation*> remaindersComparedWithZero_;
   const CEmitter& dialect_;
   const layout::LayoutAssignment& layouts_;
   const analysis::AxisInfoAnalysis& axis_;

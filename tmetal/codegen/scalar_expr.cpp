@@ -88,6 +88,30 @@ bool KernelLowering::knownMultiple(const ir::Operation& at, const ir::Value* x, 
   return false;
 }
 
+std::set<const ir::Operation*> KernelLowering::remaindersComparedWithZero() const {
+  auto powerOfTwoRemainderOp = [&](const ir::Value* v) -> const ir::Operation* {
+    const ir::Operation* def = v->definingOp();
+    if (!def || (def->kind() != OpKind::ArithRemSI && def->kind() != OpKind::ArithRemUI)) return nullptr;
+    const std::optional<int64_t> m = axis_.get(def->operand(1)).constantValue;
+    return m && isPowerOfTwo(*m) ? def : nullptr;
+  };
+  std::set<const ir::Operation*> tested, usedOtherwise;
+  ir::walk(*fn_.body(), [&](const ir::Operation* op) {
+    const bool zeroTest = op->kind() == OpKind::ArithCmpI &&
+                          (op->symbolAttr("predicate") == "eq" || op->symbolAttr("predicate") == "ne");
+    for (size_t i = 0; i < op->numOperands(); ++i) {
+      const ir::Operation* remainder = powerOfTwoRemainderOp(op->operand(i));
+      if (!remainder) continue;
+      const bool againstZero = zeroTest && axis_.get(op->operand(1 - i)).constantValue == 0;
+      (againstZero ? tested : usedOtherwise).insert(remainder);
+    }
+  });
+  std::set<const ir::Operation*> out;
+  for (const ir::Operation* r : tested)
+    if (!usedOtherwise.count(r)) out.insert(r);
+  return out;
+}
+
 std::string KernelLowering::constantExpr(const ir::Attribute& value, const ir::Type& type) const {
   const ir::Attribute* scalar = &value;
   if (value.kind() == ir::Attribute::Kind::Dense) scalar = &value.elements().at(0);
@@ -286,9 +310,12 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
           d && *d > 1 && isPowerOfTwo(*d) && knownMultiple(op, op.operand(0), *d))
         return a[0] + " >> " + std::to_string(std::countr_zero(static_cast<uint64_t>(*d)));
       return bin("/");
-    case OpKind::ArithRemSI: return bin("%");
+    case OpKind::ArithRemSI:
+    case OpKind::ArithRemUI:
+      if (remaindersComparedWithZero_.count(&op))
+        return dialect_.lowBits(a[0], static_cast<uint64_t>(*axis_.get(op.operand(1)).constantValue) - 1, k0);
+      return op.kind() == OpKind::ArithRemSI ? bin("%") : back(u(a[0]) + " % " + u(a[1]));
     case OpKind::ArithDivUI: return back(u(a[0]) + " / " + u(a[1]));
-    case OpKind::ArithRemUI: return back(u(a[0]) + " % " + u(a[1]));
     case OpKind::ArithCeilDivSI:
       return a[0] + " / " + a[1] + " + ((" + a[0] + " % " + a[1] + " != 0) && ((" + a[0] + " < 0) == (" + a[1] +
              " < 0)) ? 1 : 0)";
