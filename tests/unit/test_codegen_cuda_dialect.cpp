@@ -114,6 +114,11 @@ std::string exerciseEveryHook(const CudaDialect& d) {
       line(d.vectorStore(p, vt, AddressSpace::Device, parts));
     }
   }
+  // Vector loads under a condition, outside a loop and in one.
+  for (bool inLoop : {false, true})
+    line("{ int4 vec = int4{0, 0, 0, 0}; " +
+         d.maskedVectorLoad("vec", "reinterpret_cast<int*>(raw) + 4", "int4", "v_i32 > 0", inLoop) +
+         " v_i32 += vec.w; }");
   // Element loads under a condition, of every kind the lowering loads that way.
   for (ScalarKind k : kAllKinds) {
     if (k == ScalarKind::I1) continue;
@@ -308,6 +313,29 @@ TEST(CudaDialect, RemaindersTestedAgainstZeroAreLowBits) {
   const std::string source = codegen::compileKernel(*module, options).source;
   EXPECT_NE(source.find("long t1 = tmetal_low_bits<1u>(peak);"), std::string::npos) << source;
   EXPECT_EQ(source.find(" % 2L"), std::string::npos) << source;
+}
+
+TEST(CudaDialect, MaskedVectorLoadsOutsideLoopsComputeTheirAddressFirst) {
+  // NVIDIA's compiler would compute the address, kernel parameter included,
+  // under the mask's predicate; the helper computes it before the test.
+  CudaDialect cuda(128);
+  codegen::MslDialect metal;
+  EXPECT_EQ(cuda.maskedVectorLoad("vec", "&x[i]", "int4", "m[0]", false),
+            "{ const int4* vec_at = tmetal_address_first<int4>(&x[i]); if (m[0]) vec = *vec_at; }");
+  EXPECT_EQ(cuda.maskedVectorLoad("vec", "&x[i]", "int4", "m[0]", true),
+            "if (m[0]) vec = *reinterpret_cast<const int4*>(&x[i]);");
+  EXPECT_EQ(metal.maskedVectorLoad("vec", "&x[i]", "int4", "m[0]", false),
+            "if (m[0]) vec = *reinterpret_cast<device int4*>(&x[i]);");
+
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  const std::string add = codegen::compileKernel(*cudatest::parseCase("vector_add_f16"), options).source;
+  EXPECT_NE(add.find("{ const int4* vec_at = tmetal_address_first<int4>(&x_ptr[offsets_2[0]]); if (mask_3[0]) vec = "
+                     "*vec_at; }"),
+            std::string::npos)
+      << add;
+  const std::string rows = codegen::compileKernel(*cudatest::parseCase("row_sum_loop_f16"), options).source;
+  EXPECT_EQ(rows.find("vec_at = tmetal_address_first<"), std::string::npos) << rows;
 }
 
 TEST(CudaDialect, AtomicsTakeTritonsOrderFromReleaseAndAcquireFences) {

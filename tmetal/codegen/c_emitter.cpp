@@ -148,6 +148,11 @@ std::string CEmitter::floatLiteral(double v, ScalarKind k) const {
 
 std::string CEmitter::boolLiteral(bool v) const { return v ? "true" : "false"; }
 
+std::string CEmitter::maskedVectorLoad(const std::string& var, const std::string& ptr,
+                                       const std::string& vectorTypeName, const std::string& cond, bool) const {
+  return "if (" + cond + ") " + var + " = " + vectorLoad(ptr, vectorTypeName, AddressSpace::Device) + ";";
+}
+
 std::string CEmitter::lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const {
   return "(" + x + " & " + intLiteral(static_cast<int64_t>(mask), k) + ")";
 }

@@ -139,6 +139,10 @@ class CEmitter {
   // The element at `ptr` where `cond` holds, else `other` (`ptr` may be out
   // of bounds where it does not).
   virtual std::string maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const;
+  // `var = vector at ptr` where `cond` holds (a statement). `inLoop`: the
+  // load is inside a loop.
+  virtual std::string maskedVectorLoad(const std::string& var, const std::string& ptr,
+                                       const std::string& vectorTypeName, const std::string& cond, bool inLoop) const;
   // x & mask (mask one less than a power of two), for a remainder that is
   // only ever compared with zero: zero exactly where x % (mask + 1) is.
   virtual std::string lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const;

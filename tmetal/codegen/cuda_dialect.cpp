@@ -81,6 +81,19 @@ __device__ __forceinline__ To tmetal_bitcast(From x) {
   return y;
 }
 
+// The address of a vector load under a mask, computed before the mask test.
+// Left to itself NVIDIA's compiler computes it, kernel parameter included,
+// under the mask's predicate, so that straight-line code (a vector add)
+// reads its pointer only once the mask is known; Triton's PTX computes it
+// first. Opaque to the compiler, it stays a global address (LDG). Not in
+// loops: there the address is known well before the load anyway.
+template <typename T>
+__device__ __forceinline__ const T* tmetal_address_first(const void* p) {
+  size_t g = __cvta_generic_to_global(p);
+  asm volatile("" : "+l"(g));
+  return reinterpret_cast<const T*>(__cvta_global_to_generic(g));
+}
+
 // The low bits of a 64-bit integer, for a test of whether it is a multiple
 // of a power of two (Collatz's `x % 2 == 0`). NVVM widens a 32-bit test back
 // to 64 bits and compares (x & 1) with 1, which ptxas does not fold: a LOP3
@@ -410,6 +423,14 @@ std::string CudaDialect::mathCall(MathFn fn, const std::vector<std::string>& arg
     case MathFn::Div: return call(fast ? "__fdividef" : "__fdiv_rn");
   }
   return "?";
+}
+
+std::string CudaDialect::maskedVectorLoad(const std::string& var, const std::string& ptr,
+                                          const std::string& vectorTypeName, const std::string& cond,
+                                          bool inLoop) const {
+  if (inLoop) return CEmitter::maskedVectorLoad(var, ptr, vectorTypeName, cond, inLoop);
+  return "{ const " + vectorTypeName + "* " + var + "_at = tmetal_address_first<" + vectorTypeName + ">(" + ptr +
+         "); if (" + cond + ") " + var + " = *" + var + "_at; }";
 }
 
 std::string CudaDialect::lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const {

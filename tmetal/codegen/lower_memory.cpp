@@ -177,7 +177,7 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
       std::vector<std::string> others;
       for (int k = 0; k < width; ++k) others.push_back(other ? reg(*other, k) : zero);
       body_.line(vt + " " + t + " = " + dialect_.vectorOf(vt, spelling.components(others)) + ";");
-      body_.line("if (" + reg(*mask, 0) + ") " + t + " = " + load + ";");
+      body_.line(dialect_.maskedVectorLoad(t, reg(ptr, 0), vt, reg(*mask, 0), loopDepth_ > 0));
     } else {
       body_.line(vt + " " + t + " = " + load + ";");
     }
