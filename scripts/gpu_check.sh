@@ -205,7 +205,7 @@ fi
 if [ -z "$BINDING" ]; then
   PLUGIN_START=$SECONDS
   TRITON_METAL_DEVICE=cuda PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 \
-    "$PYTHON" -m pytest -q -p no:cacheprovider tests/python/test_plugin_cuda.py -rs "${XDIST[@]}" \
+    "$PYTHON" -m pytest -q -p no:cacheprovider tests/python/test_plugin_cuda.py -rfEs "${XDIST[@]}" \
     --junitxml="$OUT/plugin_cuda_junit.xml" >"$OUT/plugin_cuda.log" 2>&1
   plugin_rc=$?
   if [ $plugin_rc -ne 0 ]; then
