@@ -98,6 +98,9 @@ def render_environment(doc: dict) -> str:
     line += "."
     if settings.get("timing"):  # the L2 flush before each run moves large reads by several percent
         line += f" Timing: {settings['timing']}."
+    if (settings.get("rounds") or 1) > 1:
+        line += (f" Rounds: {settings['rounds']} a side, the two taking turns to go first; each time is the median "
+                 f"of its side's rounds, whose range the last column gives.")
     return line
 
 
@@ -191,9 +194,12 @@ def graph_headline(doc: dict) -> str:
 
 def render_suite(doc: dict) -> str:
     rows = sorted(doc.get("results", []), key=lambda r: (r.get("source") != "large", r["case"]))
+    rounds = any(r.get("tmetal_us_rounds") or r.get("triton_us_rounds") for r in rows)
     head = ["case", "MB", "tmetal", "% copy", "Triton", "Triton % copy", "vs Triton", "check"]
+    head += ["rounds: tmetal; Triton (us)"] if rounds else []
     lines = ["### Kernel suite: tmetal CUDA target vs Triton", "", render_environment(doc), "",
-             "| " + " | ".join(head) + " |", "| " + " | ".join(["---"] + ["---:"] * 6 + ["---"]) + " |"]
+             "| " + " | ".join(head) + " |",
+             "| " + " | ".join(["---"] + ["---:"] * 6 + ["---"] + (["---:"] if rounds else [])) + " |"]
     for r in rows:
         if r.get("status") == "skipped":
             check = "skipped"
@@ -213,10 +219,17 @@ def render_suite(doc: dict) -> str:
         cells = [name, fmt_mb(r.get("bytes")), fmt_cell(r.get("tmetal_us"), r.get("tmetal_gbs")),
                  fmt_pct(r.get("tmetal_pct_copy")), fmt_cell(r.get("triton_us"), r.get("triton_gbs")),
                  fmt_pct(r.get("triton_pct_copy")), fmt_speedup(r.get("speedup_vs_triton")), check]
+        if rounds:
+            cells.append("; ".join(fmt_range(r.get(f"{side}_us_rounds")) for side in ("tmetal", "triton")))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append(suite_headline(doc))
     return "\n".join(lines) + "\n"
+
+
+def fmt_range(times) -> str:
+    """The range of a side's rounds, `4.54-4.61`; `-` without rounds."""
+    return f"{min(times):.2f}-{max(times):.2f}" if times else "-"
 
 
 def suite_headline(doc: dict) -> str:

@@ -184,3 +184,23 @@ def test_speedup_cells():
     assert summarize.fmt_speedup(1.5, "TILED") == "1.50x vs TILED"
     assert summarize.fmt_speedup(0.996) == "1.00x"
     assert summarize.fmt_speedup(0.994, "ROW_MAJOR") == "**0.99x** vs ROW_MAJOR (shortfall)"
+
+
+def test_suite_table_with_rounds():
+    # With --rounds, the environment line says so and a last column gives each side's range.
+    doc = _doc("suite", [
+        {"case": "vector_add_f16", "source": "suite", "status": "ok", "bytes": 12288, "tmetal_us": 4.58,
+         "tmetal_gbs": 2.7, "tmetal_pct_copy": 0.1, "triton_us": 4.58, "triton_gbs": 2.7, "triton_pct_copy": 0.1,
+         "speedup_vs_triton": 1.0, "tmetal_correct": True, "triton_correct": True,
+         "tmetal_us_rounds": [4.58, 4.61, 4.54], "triton_us_rounds": [4.58, 4.58, 4.58]},
+        {"case": "cumsum_1d_i32", "source": "suite", "status": "error", "bytes": 8000, "tmetal_error": "boom",
+         "triton_us": 4.0, "triton_gbs": 2.0, "triton_pct_copy": 0.1, "triton_correct": True},
+    ])
+    doc["settings"]["rounds"] = 3
+    lines = summarize.render_suite(doc).splitlines()
+    assert lines[2].endswith(" Rounds: 3 a side, the two taking turns to go first; each time is the median of "
+                             "its side's rounds, whose range the last column gives.")
+    assert lines[4].endswith("| check | rounds: tmetal; Triton (us) |")
+    assert lines[5] == "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"
+    assert lines[6].endswith("| FAILED: boom | -; - |")  # rows by name: cumsum first
+    assert lines[7].endswith("| 1.00x | ok | 4.54-4.61; 4.58-4.58 |")
