@@ -89,11 +89,12 @@ bool KernelLowering::knownMultiple(const ir::Operation& at, const ir::Value* x, 
 }
 
 std::set<const ir::Operation*> KernelLowering::remaindersComparedWithZero() const {
+  // A remainder op (x & (m - 1), which powerOfTwoRemainder also reads as
+  // one, is already its low bits).
   auto powerOfTwoRemainderOp = [&](const ir::Value* v) -> const ir::Operation* {
     const ir::Operation* def = v->definingOp();
-    if (!def || (def->kind() != OpKind::ArithRemSI && def->kind() != OpKind::ArithRemUI)) return nullptr;
-    const std::optional<int64_t> m = axis_.get(def->operand(1)).constantValue;
-    return m && isPowerOfTwo(*m) ? def : nullptr;
+    if (!def || def->kind() == OpKind::ArithAndI || !powerOfTwoRemainder(v, axis_)) return nullptr;
+    return def;
   };
   std::set<const ir::Operation*> tested, usedOtherwise;
   ir::walk(*fn_.body(), [&](const ir::Operation* op) {
