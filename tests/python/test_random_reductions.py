@@ -1,7 +1,7 @@
 """Randomized reductions through the real Triton frontend and the emulator.
 
 Each case is one `tl.sum`, `tl.max`, `tl.min`, `tl.argmax`, `tl.argmin`, an
-xor `tl.reduce`, or a "centering" (x - max(x) kept as a 3-D tensor and
+xor `tl.reduce`, an or or an and `tl.reduce` of booleans (any, all), or a "centering" (x - max(x) kept as a 3-D tensor and
 stored whole) of a 3-D block of random power-of-two extents (half the time
 with only a random part of it loaded, the rest masked off as zeros), along a
 random axis, in a random dtype, compiled with a random layout policy and
@@ -27,7 +27,7 @@ import triton.language as tl
 import triton_metal
 
 POLICIES = ["COALESCED", "ROW_MAJOR", "COLUMN_MAJOR", "TILED", "DEFAULT"]
-OPS = ["sum", "max", "min", "argmax", "argmin", "xor", "center"]
+OPS = ["sum", "max", "min", "argmax", "argmin", "xor", "any", "all", "center"]
 DTYPES = {"float32": np.float32, "float16": np.float16, "int32": np.int32}
 EXTENTS = [1, 2, 4, 8, 16, 32, 64]
 MAX_ELEMENTS = 8192
@@ -36,6 +36,16 @@ MAX_ELEMENTS = 8192
 @triton.jit
 def _xor(a, b):
     return a ^ b
+
+
+@triton.jit
+def _or(a, b):
+    return a | b
+
+
+@triton.jit
+def _and(a, b):
+    return a & b
 
 
 @triton.jit
@@ -61,6 +71,12 @@ def reduce_kernel(x_ptr, out_ptr, na, nb, nc, A: tl.constexpr, B: tl.constexpr, 
             r = tl.argmax(x, axis=AXIS)
         elif OP == "argmin":
             r = tl.argmin(x, axis=AXIS)
+        elif OP == "any":
+            # Rare enough that a row of 64 is often all false.
+            r = tl.reduce(x >= 8, AXIS, _or).to(tl.int32)
+        elif OP == "all":
+            # Common enough that a row of 32 is now and then all true.
+            r = tl.reduce(x > -8, AXIS, _and).to(tl.int32)
         else:
             r = tl.reduce(x, AXIS, _xor)
         # The kept dimensions, in order, as a row-major 2-D result.
@@ -84,6 +100,9 @@ FOUND = [
     # refused, now the SIMD groups take turns on one slot per output.
     ((32, 64, 4), 2, "argmin", "float32", "COLUMN_MAJOR", 4, (32, 64, 4)),
     ((32, 64, 4), 2, "sum", "float32", "COLUMN_MAJOR", 4, (32, 61, 3)),
+    # Booleans along 32 lanes of a SIMD group: one vote (simd_any, simd_all).
+    ((2, 4, 128), 2, "any", "int32", "COALESCED", 4, (2, 4, 100)),
+    ((2, 2, 64), 2, "all", "int32", "COALESCED", 4, (2, 2, 64)),
 ]
 
 
@@ -115,6 +134,10 @@ def _reference(x: np.ndarray, axis: int, op: str) -> np.ndarray:
         return x - x.max(axis=axis, keepdims=True)
     if op == "xor":
         return np.bitwise_xor.reduce(x, axis=axis)
+    if op == "any":
+        return (x >= 8).any(axis=axis).astype(np.int32)
+    if op == "all":
+        return (x > -8).all(axis=axis).astype(np.int32)
     reduce = {"sum": np.sum, "max": np.max, "min": np.min, "argmax": np.argmax, "argmin": np.argmin}[op]
     result = reduce(x, axis=axis)
     return result.astype(np.int32) if op.startswith("arg") else result.astype(x.dtype)
@@ -143,6 +166,31 @@ def run_case(case, to_device=triton_metal.tensor, to_host=np.asarray, synchroniz
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_random_reduction_matches_numpy(codegen_emulator, case):
     run_case(case)
+
+
+@pytest.mark.parametrize("op, vote", [("any", "simd_any"), ("all", "simd_all")])
+def test_boolean_reductions_across_a_simd_group_are_one_vote(codegen_emulator, op, vote):
+    # 128 columns over the 32 lanes of a SIMD group, 100 of them loaded:
+    # masked-off elements read as 0, which is false for any, true for all.
+    rng = np.random.default_rng(11)
+    x = rng.integers(-8, 9, size=(2, 4, 128)).astype(np.int32)
+    x[0, 0, :] = 0  # any: no element >= 8; all: every element > -8
+    x[0, 1, :] = 8
+    x[0, 2, :] = 0
+    x[0, 2, 99] = -8 if op == "all" else 8  # only the last loaded column decides
+    x[0, 3, :] = 0
+    x[0, 3, 100:] = -8 if op == "all" else 8  # would decide, but is not loaded
+    seen = x.copy()
+    seen[:, :, 100:] = 0
+    out = np.zeros((2, 4), np.int32)
+    compiled = reduce_kernel[(1, )](triton_metal.tensor(x), triton_metal.tensor(out), 2, 4, 100, A=2, B=4, C=128,
+                                    AXIS=2, OP=op, num_warps=4, layout="COALESCED")
+    np.testing.assert_array_equal(out, _reference(seen, 2, op))
+    (reduction, ) = compiled.metadata.tmetal_abi["layouts"]["reductions"]
+    assert reduction["lanes"] == {"count": 32, "combine": vote}
+    source = compiled.asm["msl"]
+    source = source.decode() if isinstance(source, bytes) else source
+    assert source.count(vote + "(") == 1
 
 
 def test_partials_past_the_limit_take_turns(codegen_emulator):

@@ -86,7 +86,7 @@ std::string exerciseEveryHook(const CudaDialect& d) {
     line(t + " sb_" + n + " = " + d.simdBroadcast(v, k, "(" + d.builtinName(codegen::Builtin::LaneIndex) + " ^ 1u)") +
          ";");
     for (SimdOp op : {SimdOp::Sum, SimdOp::Product, SimdOp::Max, SimdOp::Min, SimdOp::And, SimdOp::Or, SimdOp::Xor}) {
-      if (d.hasSimdReduce(op, k)) line(v + " = " + d.simdReduce(op, v) + ";");
+      if (d.hasSimdReduce(op, k)) line(v + " = " + d.simdReduce(op, v, k) + ";");
       if (d.hasSimdPrefix(op, k)) {
         line(v + " = " + d.simdPrefix(op, v, true) + ";");
         line(v + " = " + d.simdPrefix(op, v, false) + ";");
@@ -225,7 +225,9 @@ TEST(CudaDialect, TargetSpellings) {
   EXPECT_EQ(d.threadgroupArray("float", "buf", 64), "__shared__ __align__(16) float buf[64];");
   EXPECT_EQ(d.simdShuffleXor("x", ScalarKind::F32, "m"), "__shfl_xor_sync(0xffffffffu, x, m)");
   EXPECT_EQ(d.simdShuffleXor("b", ScalarKind::I1, "m"), "(__shfl_xor_sync(0xffffffffu, int(b), m) != 0)");
-  EXPECT_EQ(d.simdReduce(SimdOp::Sum, "x"), "tmetal_simd_sum(x)");
+  EXPECT_EQ(d.simdReduce(SimdOp::Sum, "x", ScalarKind::F32), "tmetal_simd_sum(x)");
+  EXPECT_EQ(d.simdReduce(SimdOp::Or, "b", ScalarKind::I1), "(__any_sync(0xffffffffu, b) != 0)");
+  EXPECT_EQ(d.simdReduce(SimdOp::And, "b", ScalarKind::I1), "(__all_sync(0xffffffffu, b) != 0)");
   EXPECT_EQ(d.vectorType(ScalarKind::F32, 4), "float4");
   EXPECT_EQ(d.vectorLoad("p", "float4", AddressSpace::Device), "*reinterpret_cast<const float4*>(p)");
   EXPECT_EQ(d.mathCall(MathFn::Exp, {"x"}, ScalarKind::F32, false), "expf(x)");

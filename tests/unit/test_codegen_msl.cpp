@@ -300,6 +300,18 @@ TEST(CodegenMsl, ArgmaxUsesAnOrderedButterflyOverTheCombiner) {
   EXPECT_EQ(count(k.source, "simd_max("), 1u);  // the plain max reduction of the same kernel
 }
 
+// An or of booleans across the 32 lanes of a SIMD group is one vote
+// (simd_any; __any_sync on CUDA), not a five-step butterfly.
+TEST(CodegenMsl, BooleanOrAcrossASimdGroupIsOneVote) {
+  codegen::CompiledKernel k = compileCase("any_all_rows");
+  EXPECT_EQ(count(k.source, "any_above = simd_any(any_above);"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, "simd_shuffle_xor(ushort(any_above)"), 1u) << k.source;  // the 2 groups' partials
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  codegen::CompiledKernel c = compileCase("any_all_rows", cuda);
+  EXPECT_EQ(count(c.source, "any_above = (__any_sync(0xffffffffu, any_above) != 0);"), 1u) << c.source;
+}
+
 // A combiner that adds each operand pair, (s, q) + (s', q'), gives the same
 // result whichever side goes first: its butterfly takes no turns. The argmax
 // beside it in the same kernel (ties to the lower index) keeps them.

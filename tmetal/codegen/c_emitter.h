@@ -152,7 +152,7 @@ class CEmitter {
 
   // ---- SIMD group -------------------------------------------------------------
   virtual bool hasSimdReduce(SimdOp op, ir::ScalarKind k) const = 0;
-  virtual std::string simdReduce(SimdOp op, const std::string& x) const = 0;
+  virtual std::string simdReduce(SimdOp op, const std::string& x, ir::ScalarKind k) const = 0;
   virtual bool hasSimdPrefix(SimdOp op, ir::ScalarKind k) const = 0;
   virtual std::string simdPrefix(SimdOp op, const std::string& x, bool inclusive) const = 0;
   virtual std::string simdShuffleXor(const std::string& x, ir::ScalarKind k, const std::string& mask) const = 0;

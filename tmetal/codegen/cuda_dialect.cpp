@@ -487,7 +487,9 @@ std::string CudaDialect::vectorElement(const std::string& vec, int k) const {
 
 bool CudaDialect::hasSimdReduce(SimdOp op, ScalarKind k) const { return metalHasSimdReduce(op, k); }
 
-std::string CudaDialect::simdReduce(SimdOp op, const std::string& x) const {
+std::string CudaDialect::simdReduce(SimdOp op, const std::string& x, ScalarKind k) const {
+  if (k == ScalarKind::I1)
+    return std::string(op == SimdOp::And ? "(__all_sync(" : "(__any_sync(") + kFullWarp + ", " + x + ") != 0)";
   return std::string("tmetal_simd_") + simdOpName(op) + "(" + x + ")";
 }
 

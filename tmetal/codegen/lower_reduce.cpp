@@ -175,9 +175,11 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     ir::ScalarKind k = in[0]->element.isScalar() ? in[0]->element.scalarKind() : ir::ScalarKind::I64;
     if (simd && lanes == 32 && map.root().lanesPerSimd[ra] == 32 && dialect_.hasSimdReduce(*simd, k)) {
       forEachAcc([&](const std::string& idx) {
-        return std::vector<std::string>{accAt(0, idx) + " = " + dialect_.simdReduce(*simd, accAt(0, idx)) + ";"};
+        return std::vector<std::string>{accAt(0, idx) + " = " + dialect_.simdReduce(*simd, accAt(0, idx), k) + ";"};
       });
-      decision["lanes"] = {{"count", lanes}, {"combine", std::string("simd_") + simdOpName(*simd)}};
+      const std::string vote = *simd == SimdOp::And ? "simd_all" : "simd_any";
+      decision["lanes"] = {{"count", lanes},
+                           {"combine", k == ir::ScalarKind::I1 ? vote : std::string("simd_") + simdOpName(*simd)}};
     } else {
       shuffleButterfly(laneStride, laneStride * lanes);
       decision["lanes"] = {{"count", lanes}, {"combine", "simd_shuffle_xor butterfly"}};

@@ -141,7 +141,7 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
         if (hardwarePrefix) {
           std::string ex = newName("before");
           body_.line(typeOf(in[0]->element) + " " + ex + " = " + dialect_.simdPrefix(*simd, t[0], false) + ";");
-          body_.line(t[0] + " = " + dialect_.simdReduce(*simd, t[0]) + ";");
+          body_.line(t[0] + " = " + dialect_.simdReduce(*simd, t[0], k0) + ";");
           for (int64_t w = 0; w < block; ++w) emit(foldInto({ex}, at[q][rep][w]));
         } else {
           std::vector<std::string> p, y, ex;

@@ -193,6 +193,8 @@ bool metalHasSimdReduce(SimdOp op, ScalarKind k) {
       return k == ScalarKind::F32 || k == ScalarKind::F16 || k == ScalarKind::I32;
     case SimdOp::And:
     case SimdOp::Or:
+      // Booleans: simd_all and simd_any, one vote across the lanes.
+      return k == ScalarKind::I32 || k == ScalarKind::I1;
     case SimdOp::Xor:
       return k == ScalarKind::I32;
   }
@@ -201,7 +203,8 @@ bool metalHasSimdReduce(SimdOp op, ScalarKind k) {
 
 bool MslDialect::hasSimdReduce(SimdOp op, ScalarKind k) const { return metalHasSimdReduce(op, k); }
 
-std::string MslDialect::simdReduce(SimdOp op, const std::string& x) const {
+std::string MslDialect::simdReduce(SimdOp op, const std::string& x, ScalarKind k) const {
+  if (k == ScalarKind::I1) return std::string(op == SimdOp::And ? "simd_all(" : "simd_any(") + x + ")";
   return std::string("simd_") + simdOpName(op) + "(" + x + ")";
 }
 

@@ -79,7 +79,7 @@ class MslDialect : public CEmitter {
   std::string vectorElement(const std::string& vec, int k) const override;
 
   bool hasSimdReduce(SimdOp op, ir::ScalarKind k) const override;
-  std::string simdReduce(SimdOp op, const std::string& x) const override;
+  std::string simdReduce(SimdOp op, const std::string& x, ir::ScalarKind k) const override;
   bool hasSimdPrefix(SimdOp op, ir::ScalarKind k) const override;
   std::string simdPrefix(SimdOp op, const std::string& x, bool inclusive) const override;
   std::string simdShuffleXor(const std::string& x, ir::ScalarKind k, const std::string& mask) const override;
