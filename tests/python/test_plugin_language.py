@@ -601,6 +601,48 @@ def check_remainder_zero_tests(device: Device):
 
 
 @triton.jit
+def wide_products_kernel(a_ptr, b_ptr, c_ptr, d_ptr, n, signed_ptr, unsigned_ptr, scalar_ptr, BLOCK: tl.constexpr):
+    # Products of 32-bit integers extended to 64 bits: sign-extended int32,
+    # zero-extended uint32 (both under a mask), and two scalars.
+    i = tl.arange(0, BLOCK)
+    mask = i < n
+    a = tl.load(a_ptr + i, mask=mask, other=0)
+    b = tl.load(b_ptr + i, mask=mask, other=0)
+    c = tl.load(c_ptr + i, mask=mask, other=0)
+    d = tl.load(d_ptr + i, mask=mask, other=0)
+    tl.store(signed_ptr + i, a.to(tl.int64) * b.to(tl.int64), mask=mask)
+    tl.store(unsigned_ptr + i, c.to(tl.uint64) * d.to(tl.uint64), mask=mask)
+    pid = tl.program_id(0)
+    tl.store(scalar_ptr, (pid - 2147483647).to(tl.int64) * (n + 2147483547).to(tl.int64))
+
+
+def check_wide_products(device: Device):
+    n, block = 100, 128
+    edges = np.array([-2**31, 2**31 - 1, -1, 0, 1, -65536, 65536, 46341], np.int64)
+    rng = np.random.default_rng(17)
+    a = np.concatenate([edges, edges[::-1], rng.integers(-2**31, 2**31, n - 16)]).astype(np.int32)
+    b = np.concatenate([edges, edges, rng.integers(-2**31, 2**31, n - 16)]).astype(np.int32)
+    c = np.concatenate([[2**32 - 1, 2**31, 65536, 0], rng.integers(0, 2**32, n - 4)]).astype(np.uint32)
+    d = np.concatenate([[2**32 - 1, 2**31, 65536, 7], rng.integers(0, 2**32, n - 4)]).astype(np.uint32)
+    signed, unsigned = device.put(np.full(n, 5, np.int64)), device.put(np.full(n, 5, np.uint64))
+    scalar = device.put(np.zeros(1, np.int64))
+    compiled = wide_products_kernel[(1, )](device.put(a), device.put(b), device.put(c), device.put(d), n, signed,
+                                           unsigned, scalar, BLOCK=block)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(signed), a.astype(np.int64) * b.astype(np.int64))
+    np.testing.assert_array_equal(device.get(unsigned), c.astype(np.uint64) * d.astype(np.uint64))
+    np.testing.assert_array_equal(device.get(scalar), [-2147483647 * (n + 2147483547)])
+    source = compiled.asm["msl"] if "msl" in compiled.asm else compiled.asm["cuda"]
+    source = source.decode() if isinstance(source, bytes) else source
+    body = source[source.rindex("wide_products_kernel("):]
+    # Each product multiplies the 32-bit values (one mul.wide on CUDA).
+    if "msl" in compiled.asm:
+        assert body.count(") * long(") == 3 and body.count(") * long(uint(d_") == 1, body
+    else:
+        assert body.count("tmetal_mul_wide(") == 2 and body.count("tmetal_mul_wide_unsigned(") == 1, body
+
+
+@triton.jit
 def transposed_pointers_kernel(x_ptr, y_ptr, S: tl.constexpr):
     r = tl.arange(0, S)
     pointers = tl.trans(x_ptr + r[:, None] * S + r[None, :])  # a pointer tensor changes layout
@@ -1029,6 +1071,7 @@ CHECKS = {
     "dot_loop_inside_a_loop": check_dot_loop_inside_a_loop,
     "dot_operand_carried_by_an_outer_loop": check_dot_operand_carried_by_an_outer_loop,
     "remainder_zero_tests": check_remainder_zero_tests,
+    "wide_products": check_wide_products,
     "map_elementwise": check_map_elementwise,
     "loop_options": check_loop_options,
     "device_print": check_device_print,

@@ -317,6 +317,29 @@ TEST(CudaDialect, RemaindersTestedAgainstZeroAreLowBits) {
   EXPECT_EQ(source.find(" % 2L"), std::string::npos) << source;
 }
 
+TEST(CudaDialect, ProductsOfExtended32BitIntegersAreOneWideMultiply) {
+  // int_sum_i64 squares int32 values extended to int64. NVVM moves a plain
+  // extension into the masked load's branches and multiplies in 64 bits;
+  // mul.wide takes the 32-bit values. Metal multiplies the extended values
+  // read from the 32-bit ones.
+  CudaDialect cuda(128);
+  codegen::MslDialect metal;
+  EXPECT_EQ(cuda.wideMultiply("a", "b", true), "tmetal_mul_wide(a, b)");
+  EXPECT_EQ(cuda.wideMultiply("a", "b", false), "tmetal_mul_wide_unsigned(a, b)");
+  EXPECT_EQ(metal.wideMultiply("a", "b", true), "long(a) * long(b)");
+  EXPECT_EQ(metal.wideMultiply("a", "b", false), "long(uint(a)) * long(uint(b))");
+
+  auto module = cudatest::parseCase("int_sum_i64");
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  const std::string source = codegen::compileKernel(*module, options).source;
+  EXPECT_NE(source.find("t[r] = tmetal_mul_wide(x_4[r], x_4[r]);"), std::string::npos) << source;
+  EXPECT_NE(source.find("asm(\"mul.wide.s32 %0, %1, %2;\""), std::string::npos) << source;
+  options.target = "metal";
+  const std::string msl = codegen::compileKernel(*module, options).source;
+  EXPECT_NE(msl.find("t[r] = long(x_4[r]) * long(x_4[r]);"), std::string::npos) << msl;
+}
+
 TEST(CudaDialect, MaskedVectorLoadsOutsideLoopsComputeTheirAddressFirst) {
   // NVIDIA's compiler would compute the address, kernel parameter included,
   // under the mask's predicate; the helper computes it before the test.

@@ -157,6 +157,14 @@ std::string CEmitter::lowBits(const std::string& x, uint64_t mask, ir::ScalarKin
   return "(" + x + " & " + intLiteral(static_cast<int64_t>(mask), k) + ")";
 }
 
+std::string CEmitter::wideMultiply(const std::string& a, const std::string& b, bool isSigned) const {
+  const std::string wide = scalarType(ir::ScalarKind::I64);
+  auto extend = [&](const std::string& x) {
+    return convert(isSigned ? x : convert(x, unsignedType(ir::ScalarKind::I32)), wide);
+  };
+  return extend(a) + " * " + extend(b);
+}
+
 std::string CEmitter::maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const {
   return cond + " ? " + dereference(ptr) + " : " + other;
 }

@@ -146,6 +146,8 @@ class CEmitter {
   // x & mask (mask one less than a power of two), for a remainder that is
   // only ever compared with zero: zero exactly where x % (mask + 1) is.
   virtual std::string lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const;
+  // The 64-bit product of two 32-bit integers, each sign- or zero-extended.
+  virtual std::string wideMultiply(const std::string& a, const std::string& b, bool isSigned) const;
   // A vector value built from its components.
   virtual std::string vectorOf(const std::string& vectorTypeName, const std::vector<std::string>& components) const = 0;
   virtual std::string vectorElement(const std::string& vec, int k) const = 0;

@@ -106,6 +106,21 @@ __device__ __forceinline__ unsigned tmetal_low_bits(long long x) {
   return bits;
 }
 
+// The 64-bit product of two extended 32-bit integers in one multiply, as
+// Triton's PTX has it. NVVM moves the extensions into the branches that
+// define their operands (a masked load's) and then multiplies in full 64
+// bits: three multiplies and an add an element.
+__device__ __forceinline__ long tmetal_mul_wide(int a, int b) {
+  long product;
+  asm("mul.wide.s32 %0, %1, %2;" : "=l"(product) : "r"(a), "r"(b));
+  return product;
+}
+__device__ __forceinline__ long tmetal_mul_wide_unsigned(int a, int b) {
+  long product;
+  asm("mul.wide.u32 %0, %1, %2;" : "=l"(product) : "r"(a), "r"(b));
+  return product;
+}
+
 // A load under a condition, as a predicated PTX load rather than a branch.
 // NVIDIA's compiler turns `c ? *p : other` into a branch around each load,
 // and its scheduler then interleaves the loads with their consumers (a
@@ -436,6 +451,10 @@ std::string CudaDialect::maskedVectorLoad(const std::string& var, const std::str
 std::string CudaDialect::lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const {
   if (ir::scalarBits(k) != 64 || mask > 0xffffffffu) return CEmitter::lowBits(x, mask, k);
   return "tmetal_low_bits<" + std::to_string(mask) + "u>(" + x + ")";
+}
+
+std::string CudaDialect::wideMultiply(const std::string& a, const std::string& b, bool isSigned) const {
+  return std::string(isSigned ? "tmetal_mul_wide(" : "tmetal_mul_wide_unsigned(") + a + ", " + b + ")";
 }
 
 std::string CudaDialect::maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const {

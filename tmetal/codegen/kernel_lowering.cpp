@@ -89,11 +89,16 @@ std::string KernelLowering::nameFor(const ir::Value* v) {
   return newName(v->name().empty() ? hintFor(v) : v->name());
 }
 
-const RegisterTensor& KernelLowering::tensorIn(const ir::Value* v, const LayoutPtr& l) const {
+const RegisterTensor* KernelLowering::computedIn(const ir::Value* v, const LayoutPtr& l) const {
   auto it = tensors_.find(v);
   if (it != tensors_.end())
     for (const RegisterTensor& t : it->second)
-      if (layout::sameLayout(t.layout, l)) return t;
+      if (layout::sameLayout(t.layout, l)) return &t;
+  return nullptr;
+}
+
+const RegisterTensor& KernelLowering::tensorIn(const ir::Value* v, const LayoutPtr& l) const {
+  if (const RegisterTensor* t = computedIn(v, l)) return *t;
   std::string where = v->isBlockArgument() ? "a block argument" : "the result of '" + v->definingOp()->name() + "'";
   throw CompileError("internal error: " + where + " of type " + v->type().str() + " was not computed in layout " +
                      (l ? l->str() : "<none>"));

@@ -95,6 +95,8 @@ class KernelLowering {
   std::string newName(const std::string& hint);
   std::string nameFor(const ir::Value* v);
   const RegisterTensor& tensorIn(const ir::Value* v, const layout::LayoutPtr& l) const;
+  // v's registers in l, or null where v was not computed in l.
+  const RegisterTensor* computedIn(const ir::Value* v, const layout::LayoutPtr& l) const;
   const RegisterTensor& home(const ir::Value* v) const;
   const RegisterTensor& operandTensor(const ir::Operation& op, size_t i) const;
   void defineTensor(const ir::Value* v, RegisterTensor t);

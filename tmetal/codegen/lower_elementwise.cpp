@@ -9,6 +9,29 @@ using ir::OpKind;
 using layout::LayoutPtr;
 using layout::TensorMap;
 
+namespace {
+
+// arith.muli of two 32-bit integers both sign-extended (or both
+// zero-extended) to 64 bits: the values before the extensions.
+struct WideProduct {
+  const ir::Value* lhs;
+  const ir::Value* rhs;
+  bool isSigned;
+};
+
+std::optional<WideProduct> wideProduct(const ir::Operation& op) {
+  if (op.kind() != OpKind::ArithMulI || op.result(0)->type().elementOrSelf().bitWidth() != 64) return std::nullopt;
+  const ir::Operation* a = op.operand(0)->definingOp();
+  const ir::Operation* b = op.operand(1)->definingOp();
+  if (!a || !b || a->kind() != b->kind() || (a->kind() != OpKind::ArithExtSI && a->kind() != OpKind::ArithExtUI))
+    return std::nullopt;
+  for (const ir::Operation* ext : {a, b})
+    if (ext->operand(0)->type().elementOrSelf().bitWidth() != 32) return std::nullopt;
+  return WideProduct{a->operand(0), b->operand(0), a->kind() == OpKind::ArithExtSI};
+}
+
+}  // namespace
+
 RegisterTensor KernelLowering::elementwiseIn(const ir::Operation& op, const LayoutPtr& l,
                                              const std::vector<const RegisterTensor*>& operands) {
   const ir::Value* v = op.result(0);
@@ -17,22 +40,34 @@ RegisterTensor KernelLowering::elementwiseIn(const ir::Operation& op, const Layo
   std::vector<RegisterTensor> scalars;
   scalars.reserve(op.numOperands());
   std::vector<const RegisterTensor*> args;
-  bool allUniform = true;
   for (size_t i = 0; i < op.numOperands(); ++i) {
     if (operands[i]) {
       args.push_back(operands[i]);
-      allUniform &= operands[i]->isUniform();
     } else {
       scalars.push_back(RegisterTensor::uniform(l, v->type().shape(), op.operand(i)->type(), scalarOf(op.operand(i)), n));
       args.push_back(&scalars.back());
     }
   }
-  if (allUniform) {
+  std::function<std::string(const std::vector<std::string>&)> expr = [&](const std::vector<std::string>& a) {
+    return scalarExpr(op, a);
+  };
+  // Multiplied from the 32-bit values where they are at hand in this layout.
+  if (std::optional<WideProduct> w = wideProduct(op)) {
+    const RegisterTensor* lhs = computedIn(w->lhs, l);
+    const RegisterTensor* rhs = computedIn(w->rhs, l);
+    if (lhs && rhs) {
+      args = {lhs, rhs};
+      expr = [&, isSigned = w->isSigned](const std::vector<std::string>& a) {
+        return dialect_.wideMultiply(a[0], a[1], isSigned);
+      };
+    }
+  }
+  if (std::all_of(args.begin(), args.end(), [](const RegisterTensor* t) { return t->isUniform(); })) {
     // The same value in every register (splats and constants): compute it once.
     std::vector<std::string> a;
     for (const RegisterTensor* t : args) a.push_back(t->regs[0]);
     std::string name = nameFor(v);
-    body_.line(typeOf(v->type().element()) + " " + name + " = " + scalarExpr(op, a) + ";");
+    body_.line(typeOf(v->type().element()) + " " + name + " = " + expr(a) + ";");
     return RegisterTensor::uniform(l, v->type().shape(), v->type().element(), name, n);
   }
   if (op.kind() == OpKind::TtAddPtr) {
@@ -61,7 +96,7 @@ RegisterTensor KernelLowering::elementwiseIn(const ir::Operation& op, const Layo
       return RegisterTensor::pointerInto(l, v->type().shape(), v->type().element(), ptr.pointerBase, sum);
     }
   }
-  return computeRegisters(v, l, args, [&](const std::vector<std::string>& a) { return scalarExpr(op, a); });
+  return computeRegisters(v, l, args, expr);
 }
 
 void KernelLowering::lowerScalarOp(const ir::Operation& op) {
@@ -94,9 +129,15 @@ void KernelLowering::lowerScalarOp(const ir::Operation& op) {
       break;
   }
   if (!ir::isElementwise(op.kind())) unsupported(op, "this op");
+  std::string name = nameFor(v);
+  if (std::optional<WideProduct> w = wideProduct(op)) {
+    body_.line(typeOf(v->type()) + " " + name + " = " +
+               dialect_.wideMultiply(scalarOf(w->lhs), scalarOf(w->rhs), w->isSigned) + ";");
+    defineScalar(v, name);
+    return;
+  }
   std::vector<std::string> args;
   for (const ir::Value* o : op.operands()) args.push_back(scalarOf(o));
-  std::string name = nameFor(v);
   body_.line(typeOf(v->type()) + " " + name + " = " + scalarExpr(op, args) + ";");
   defineScalar(v, name);
 }
