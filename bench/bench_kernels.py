@@ -242,6 +242,14 @@ def larger_cases() -> list[BenchConfig]:
             constexprs={"BLOCK_M": 64, "BLOCK_N": 32}, outputs=("sum_ptr", "max_ptr"),
             reference=lambda a: {"sum_ptr": a["x_ptr"].astype(np.float64).sum(axis=0).astype(np.float32),
                                  "max_ptr": a["x_ptr"].max(axis=0)}, tolerances={"fp32": (1e-4, 1e-3)}))
+    # A transpose through tl.trans: read along rows, written along columns.
+    m, c = 8192, 8192
+    configs.append(
+        BenchConfig(
+            name=f"big_transpose_i32_{m}x{c}", kernel=linalg.transpose_kernel,
+            args={"x_ptr": Arr((m, c), "int32", scale=1000.0), "out_ptr": Arr((c, m), "int32", "zeros"), "M": m,
+                  "N": c}, grid=(cdiv(m, 64), cdiv(c, 64)), constexprs={"BLOCK_M": 64, "BLOCK_N": 64},
+            outputs=("out_ptr", ), reference=lambda a: {"out_ptr": np.ascontiguousarray(a["x_ptr"].T)}))
     # A matmul as Triton's tutorial tiles it, large enough to be bound by
     # arithmetic rather than by the launch: float16 or bfloat16 in, float32 out.
     size = 2048

@@ -6,7 +6,8 @@
 //      the region is one of those, else a simd_shuffle_up (down, reversed)
 //      scan of the totals for any combiner; each thread folds the prefix of
 //      the lanes before it into its block;
-//   3. SIMD groups exchange their totals through threadgroup memory and fold
+//   3. SIMD groups exchange their totals through threadgroup memory (each
+//      written by the lane that holds it, the last in scan order) and fold
 //      the groups before them in;
 //   4. the total of the repetitions before is folded into this one.
 // Every fold keeps the earlier elements on the left of the combiner, so
@@ -117,6 +118,12 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
   ir::ScalarKind k0 = in[0]->element.isScalar() ? in[0]->element.scalarKind() : ir::ScalarKind::I64;
   bool hardwarePrefix = simd && !reverse && numOperands == 1 && lanesAlong == 32 &&
                         map.root().lanesPerSimd[ra] == 32 && dialect_.hasSimdPrefix(*simd, k0);
+  // Where a SIMD group's total goes after the lanes' exchange: to every lane
+  // where only repetitions follow (they fold it in), else nowhere but the
+  // lane that holds it, the last in scan order, which writes it to the
+  // groups' partials (no broadcast, no reduction).
+  const bool totalInEveryLane = groupsAlong == 1 && reps > 1;
+  const int64_t totalLane = reverse ? 0 : lanesAlong - 1;
 
   for (int64_t step = 0; step < reps; ++step) {
     int64_t rep = reverse ? reps - 1 - step : step;
@@ -141,7 +148,8 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
         if (hardwarePrefix) {
           std::string ex = newName("before");
           body_.line(typeOf(in[0]->element) + " " + ex + " = " + dialect_.simdPrefix(*simd, t[0], false) + ";");
-          body_.line(t[0] + " = " + dialect_.simdReduce(*simd, t[0], k0) + ";");
+          if (totalInEveryLane) body_.line(t[0] + " = " + dialect_.simdReduce(*simd, t[0], k0) + ";");
+          else if (groupsAlong > 1) emit(combineStatements(op, t, {ex}, true));
           for (int64_t w = 0; w < block; ++w) emit(foldInto({ex}, at[q][rep][w]));
         } else {
           std::vector<std::string> p, y, ex;
@@ -172,7 +180,8 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
             std::string delta = std::to_string(laneStride);
             body_.line(typeOf(in[i]->element) + " " + ex[i] + " = " +
                        (reverse ? dialect_.simdShuffleDown(p[i], ki, delta) : dialect_.simdShuffleUp(p[i], ki, delta)) + ";");
-            body_.line(t[i] + " = " + dialect_.simdBroadcast(p[i], ki, lastLane) + ";");
+            if (totalInEveryLane) body_.line(t[i] + " = " + dialect_.simdBroadcast(p[i], ki, lastLane) + ";");
+            else if (groupsAlong > 1) body_.line(t[i] + " = " + p[i] + ";");
           }
           body_.open("if (" + (reverse ? laneAlong + " < " + std::to_string(lanesAlong - 1) : laneAlong + " > 0") + ")");
           for (int64_t w = 0; w < block; ++w) emit(foldInto(ex, at[q][rep][w]));
@@ -186,7 +195,7 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
       if (step > 0) body_.line(dialect_.barrier());
       else barrierBeforeReuse();
       std::vector<std::string> cond;
-      if (map.root().lanesPerSimd[ra] > 1) cond.push_back(laneCoord(map, ra) + " == 0");
+      if (map.root().lanesPerSimd[ra] > 1) cond.push_back(laneCoord(map, ra) + " == " + std::to_string(totalLane));
       if (map.root().simdsPerGroup[ra] > groupsAlong) cond.push_back(simdCoord(map, ra) + " < " + std::to_string(groupsAlong));
       for (int d = 0; d < map.rootRank(); ++d) {
         if (d == ra) continue;
