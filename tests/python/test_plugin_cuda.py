@@ -187,6 +187,11 @@ def test_random_shape_operation_on_cuda(cuda_driver, case):
     random_shapes.run_case(case, **ON_CUDA)
 
 
+@pytest.mark.parametrize("case", random_shapes.TRANSPOSE_CASES, ids=random_shapes._transpose_id)
+def test_random_transpose_on_cuda(cuda_driver, case):
+    random_shapes.run_transpose(case, **ON_CUDA)
+
+
 def test_ops_past_the_threadgroup_memory_limit_reuse_buffers_on_cuda(cuda_driver):
     # Two 64x64 float32 dots: the second one's operands are pointers into the
     # first one's shared memory, written after a barrier (docs/codegen.md,

@@ -394,6 +394,12 @@ class KernelLowering {
                        const std::function<std::string(const std::string&)>& value);
   RegisterTensor convertLayout(const ir::Operation& op, const RegisterTensor& in, const layout::LayoutPtr& to,
                                const std::string& hint);
+  // A conversion of a 2-D tensor between layouts that run along different
+  // dimensions (a transposed tile stored row-major), staged along the
+  // writers' dimension with a swizzle for the readers; nullopt, having
+  // emitted nothing, for other conversions.
+  std::optional<RegisterTensor> convertAcrossDimensions(const ir::Operation& op, const RegisterTensor& in,
+                                                        const layout::LayoutPtr& to, const std::string& hint);
   // Writes `in` to a new threadgroup buffer (owners only), then a barrier;
   // returns the buffer's name. The linear index is row-major in in.shape.
   // `vectors`: in vectors where writeStagedVectors can.
@@ -445,8 +451,10 @@ class KernelLowering {
   // Both: store(index, value) is the statement for each register's element.
   void writeEachStaged(const RegisterTensor& in, const std::string& buffer,
                        const std::function<std::string(const std::string&, const std::string&)>& store);
+  // `position` (where given) maps the row-major index to the buffer's.
   RegisterTensor readStaged(const std::string& buffer, const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
-                            const ir::Type& element, const std::string& name, int64_t scale, int64_t offset);
+                            const ir::Type& element, const std::string& name, int64_t scale, int64_t offset,
+                            const std::function<std::string(const std::string&)>& position = {});
   void lowerJoinSplitCat(const ir::Operation& op);
   // A join or split whose layouts keep each pair in one thread's registers
   // (lower_join_split.cpp); false, having emitted nothing, when they do not.

@@ -2,7 +2,9 @@
 // its registers at the elements' row-major positions, a barrier, then every
 // thread reads the registers of the new layout.
 #include <algorithm>
+#include <bit>
 #include <functional>
+#include <optional>
 
 #include "tmetal/codegen/kernel_lowering.h"
 
@@ -130,7 +132,11 @@ void KernelLowering::writeStagedRange(const RegisterTensor& in, const std::strin
 
 RegisterTensor KernelLowering::readStaged(const std::string& buffer, const LayoutPtr& l,
                                           const std::vector<int64_t>& shape, const ir::Type& element,
-                                          const std::string& name, int64_t scale, int64_t offset) {
+                                          const std::string& name, int64_t scale, int64_t offset,
+                                          const std::function<std::string(const std::string&)>& position) {
+  auto at = [&](const std::string& index) {
+    return position ? position(scaled(index, scale, offset)) : scaled(index, scale, offset);
+  };
   TensorMap out(l, shape);
   int64_t n = out.numRegisters();
   RegisterTensor t = RegisterTensor::array(l, shape, element, name, n);
@@ -140,14 +146,12 @@ RegisterTensor KernelLowering::readStaged(const std::string& buffer, const Layou
   forEachRegister(
       n,
       [&](const std::string& idx) -> std::optional<std::string> {
-        return name + "[" + idx + "] = " +
-               fromStaged(buffer + "[" + scaled(offsetExpr(base, terms, idx, n), scale, offset) + "]", element) + ";";
+        return name + "[" + idx + "] = " + fromStaged(buffer + "[" + at(offsetExpr(base, terms, idx, n)) + "]", element) +
+               ";";
       },
       [&](int64_t r) {
         return t.regs[r] + " = " +
-               fromStaged(buffer + "[" + scaled(offsetExpr(base, linearIndexConstant(out, r)), scale, offset) + "]",
-                          element) +
-               ";";
+               fromStaged(buffer + "[" + at(offsetExpr(base, linearIndexConstant(out, r))) + "]", element) + ";";
       });
   return t;
 }
@@ -165,9 +169,74 @@ std::string KernelLowering::stageInThreadgroupMemory(const ir::Operation& op, co
   return name;
 }
 
+// Staged row-major, a tile whose writers run down its columns and whose
+// readers run along its rows would have a SIMD group's writes fall in one
+// or two banks (a row is a multiple of 32 banks long). So the tile is
+// staged along the writers' dimension (in vectors of the elements a thread
+// holds there), and each row's vectors are permuted by an xor with a
+// phase that changes from one reader lane's rows to the next: a reader's
+// SIMD group, walking down the staged rows, meets up to `phases` different
+// banks' vectors instead of one. Writers still write whole rows, permuted
+// in place: no conflicts.
+std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::Operation& op,
+                                                                      const RegisterTensor& in, const LayoutPtr& to,
+                                                                      const std::string& hint) {
+  if (in.shape.size() != 2 || !in.layout->isBlocked() || !to->isBlocked() || in.element.isPointer() ||
+      !in.element.isScalar())
+    return std::nullopt;
+  const int writersAlong = in.layout->blockedParams().order[0];
+  if (writersAlong == to->blockedParams().order[0]) return std::nullopt;
+  // The staged view: the writers' dimension last (a transposed view of the
+  // same registers where they run down the columns).
+  RegisterTensor view = in;
+  LayoutPtr readView = to;
+  if (writersAlong == 0) {
+    view.layout = layout::permuteLayout(in.layout, {1, 0});
+    view.shape = {in.shape[1], in.shape[0]};
+    readView = layout::permuteLayout(to, {1, 0});
+  }
+  const int64_t rowLength = view.shape[1];
+  const int bytes = elementBytes(in.element);
+  const TensorMap written = view.map();
+  int64_t vector = std::min<int64_t>(written.blockElements(1), std::max(1, layout::kMaxVectorAccessBytes / bytes));
+  while (vector > 1 && written.blockElements(1) % vector != 0) vector /= 2;
+  vector = std::min(vector, rowLength);
+  // A reader's lanes step down the rows by the rows a thread holds: the
+  // phase changes from one such step to the next.
+  constexpr int64_t kBankBytes = 128;  // 32 banks of 4 bytes
+  const int64_t readerStep = readView->blockedParams().sizePerThread[0];
+  const int64_t phases = std::min<int64_t>(rowLength / vector, std::max<int64_t>(1, kBankBytes / (vector * bytes)));
+  std::function<std::string(const std::string&)> position = [](const std::string& index) { return index; };
+  if (phases > 1) {
+    const int rowShift = std::countr_zero(static_cast<uint64_t>(rowLength * readerStep));
+    const int vectorShift = std::countr_zero(static_cast<uint64_t>(vector));
+    position = [=](const std::string& index) {
+      const std::string i = parenthesized(index);
+      std::string phase = "((" + i + " >> " + std::to_string(rowShift) + ") & " + std::to_string(phases - 1) + ")";
+      if (vectorShift) phase = "(" + phase + " << " + std::to_string(vectorShift) + ")";
+      return "(" + i + " ^ " + phase + ")";
+    };
+  }
+  body_.comment("staged along dimension " + std::to_string(writersAlong) + ", rows of " + std::to_string(rowLength) +
+                " in vectors of " + std::to_string(vector) + ", " + std::to_string(phases) + " phases");
+  int64_t numel = in.shape[0] * in.shape[1];
+  std::string buffer = allocateStaging(op, in.element, numel, "conversion");
+  barrierBeforeReuse();
+  if (!writeStagedVectors(view, buffer, rowLength, position))
+    writeEachStaged(view, buffer, [&](const std::string& index, const std::string& value) {
+      return buffer + "[" + position(index) + "] = " + value + ";";
+    });
+  body_.line(dialect_.barrier());
+  RegisterTensor out = readStaged(buffer, readView, view.shape, in.element, newName(hint), 1, 0, position);
+  out.layout = to;
+  out.shape = in.shape;
+  return out;
+}
+
 RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const RegisterTensor& in, const LayoutPtr& to,
                                              const std::string& hint) {
   body_.comment("layout conversion of " + hint + " to " + to->str());
+  if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
   std::string buffer = stageInThreadgroupMemory(op, in, "conversion");
   return readStaged(buffer, to, in.shape, in.element, newName(hint), 1, 0);
 }

@@ -219,6 +219,22 @@ class LayoutAssigner {
                                                           out_.options_.numWarps, hint));
   }
 
+  // Whether storing from `home` would scatter what the addresses keep
+  // together: its threads run fastest along a dimension in which the
+  // addresses are less contiguous than along the one the store's own layout
+  // runs along (a transposed tile stored row-major). A warp's store then
+  // touches a line per element or two, where through the store's layout
+  // (one conversion through threadgroup memory, as Triton's coalescing
+  // inserts) it writes whole lines.
+  bool scattersStore(const ir::Operation& op, const LayoutPtr& home) const {
+    LayoutPtr memory = memoryLayoutOf(op);
+    if (!memory || !home->isBlocked() || !memory->isBlocked() || home->rank() < 2) return false;
+    const analysis::AxisInfo& info = axis_.get(op.operand(0));
+    const int homeFastest = home->blockedParams().order[0];
+    const int memoryFastest = memory->blockedParams().order[0];
+    return info.contiguity[memoryFastest] > info.contiguity[homeFastest];
+  }
+
   LayoutPtr memoryLayoutOf(const ir::Operation& op) const {
     auto it = memoryLayout_.find(&op);
     return it == memoryLayout_.end() ? nullptr : it->second;
@@ -269,6 +285,7 @@ class LayoutAssigner {
       case OpKind::TtStore: {
         if (!isTensor(op.operand(1))) return;
         LayoutPtr l = computedHome(op.operand(1));
+        if (l && scattersStore(op, l)) l = nullptr;  // converted to the store's own layout
         if (!l) l = memoryLayoutOf(op);
         if (!l) l = out_.defaultLayout(op.operand(1)->type().shape());
         setAllOperands(op, l);
