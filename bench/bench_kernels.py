@@ -175,6 +175,14 @@ def larger_cases() -> list[BenchConfig]:
                   "out_ptr": Arr((n, ), "float16", "zeros"), "n_elements": n}, grid=(cdiv(n, 1024), ),
             constexprs={"BLOCK_SIZE": 1024}, outputs=("out_ptr", ), reference=silu_ref))
 
+    configs.append(
+        BenchConfig(
+            name="big_dropout_f32_32M", kernel=elementwise.dropout_kernel,
+            args={"x_ptr": Arr((n, ), "float32"), "out_ptr": Arr((n, ), "float32", "zeros"),
+                  "rand_ptr": Arr((n, ), "float32", "zeros"), "n_elements": n, "p": 0.3, "seed": 1234},
+            grid=(cdiv(n, 1024), ), constexprs={"BLOCK_SIZE": 1024}, outputs=("out_ptr", "rand_ptr"),
+            reference=elementwise.dropout_reference, tolerances={"fp32": (0.0, 0.0)}))
+
     m, c = 32768, 1024
     configs.append(
         BenchConfig(

@@ -399,3 +399,60 @@ def _math_ref(a):
 register(Case(name="math_functions", kernel=math_functions_kernel, make_args=_math_args, grid=(cdiv(1100, 512), ),
               constexprs={"BLOCK_SIZE": 512}, reference=_math_ref, outputs=("out_ptr", ),
               tolerances={"fp32": (1e-5, 1e-5)}))
+
+# ---------------------------------------------------------------------------
+
+
+@triton.jit
+def dropout_kernel(x_ptr, out_ptr, rand_ptr, n_elements, p, seed, BLOCK_SIZE: tl.constexpr):
+    """Dropout with Triton's Philox generator (tl.rand: ten rounds of 32-bit
+    multiplies, high halves and xors an element), as in Triton's low-memory
+    dropout tutorial; the kept elements doubled (p = 0.5 would keep them
+    unbiased), the random numbers stored too."""
+    offsets = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    r = tl.rand(seed, offsets)
+    tl.store(out_ptr + offsets, tl.where(r > p, x * 2.0, 0.0), mask=mask)
+    tl.store(rand_ptr + offsets, r, mask=mask)
+
+
+def philox_uniform(seed: int, offsets: np.ndarray) -> np.ndarray:
+    """tl.rand(seed, offsets) for int32 offsets, as triton/language/random.py
+    computes it: Philox 4x32 with ten rounds, counter (offset, 0, 0, 0), key
+    (the seed's low and high words); the first word as a float in [0, 1)."""
+    m = np.uint64(0xFFFFFFFF)
+    c0 = offsets.astype(np.uint32)
+    c1 = np.zeros_like(c0)
+    c2 = np.zeros_like(c0)
+    c3 = np.zeros_like(c0)
+    k0 = np.uint32(seed & 0xFFFFFFFF)
+    k1 = np.uint32((seed >> 32) & 0xFFFFFFFF)
+    a, b = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+    for _ in range(10):
+        p0, p2 = a * c0.astype(np.uint64), b * c2.astype(np.uint64)
+        c0, c1, c2, c3 = ((p2 >> np.uint64(32)).astype(np.uint32) ^ c1 ^ k0, (p2 & m).astype(np.uint32),
+                          (p0 >> np.uint64(32)).astype(np.uint32) ^ c3 ^ k1, (p0 & m).astype(np.uint32))
+        k0 = np.uint32((int(k0) + 0x9E3779B9) & 0xFFFFFFFF)
+        k1 = np.uint32((int(k1) + 0xBB67AE85) & 0xFFFFFFFF)
+    x = c0.view(np.int32)
+    x = np.where(x < 0, -x - 1, x)
+    return x.astype(np.float32) * np.float32(4.6566127342e-10)
+
+
+def dropout_reference(a):
+    n = a["n_elements"]
+    r = philox_uniform(a["seed"], np.arange(n, dtype=np.int32))
+    out = np.where(r > np.float32(a["p"]), a["x_ptr"] * np.float32(2.0), np.float32(0.0)).astype(np.float32)
+    return {"out_ptr": out, "rand_ptr": r}
+
+
+def _dropout_args(rng):
+    n = 3000
+    return {"x_ptr": rng.standard_normal(n).astype(np.float32), "out_ptr": np.zeros(n, np.float32),
+            "rand_ptr": np.zeros(n, np.float32), "n_elements": n, "p": 0.3, "seed": 1234}
+
+
+register(Case(name="dropout_rand", kernel=dropout_kernel, make_args=_dropout_args, grid=(cdiv(3000, 1024), ),
+              constexprs={"BLOCK_SIZE": 1024}, reference=dropout_reference, outputs=("out_ptr", "rand_ptr"),
+              tolerances={"fp32": (0.0, 0.0)}))
