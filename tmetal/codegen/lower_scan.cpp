@@ -121,7 +121,7 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
   // Where a SIMD group's total goes after the lanes' exchange: to every lane
   // where only repetitions follow (they fold it in), else nowhere but the
   // lane that holds it, the last in scan order, which writes it to the
-  // groups' partials (no broadcast, no reduction).
+  // groups' partials (no broadcast).
   const bool totalInEveryLane = groupsAlong == 1 && reps > 1;
   const int64_t totalLane = reverse ? 0 : lanesAlong - 1;
 
@@ -148,8 +148,11 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
         if (hardwarePrefix) {
           std::string ex = newName("before");
           body_.line(typeOf(in[0]->element) + " " + ex + " = " + dialect_.simdPrefix(*simd, t[0], false) + ";");
-          if (totalInEveryLane) body_.line(t[0] + " = " + dialect_.simdReduce(*simd, t[0], k0) + ";");
-          else if (groupsAlong > 1) emit(combineStatements(op, t, {ex}, true));
+          // The total as its own reduction, not the last lane's prefix plus
+          // its block: that would wait for the prefix (on CUDA a shuffle
+          // after the scan) before the partials' write.
+          if (totalInEveryLane || groupsAlong > 1)
+            body_.line(t[0] + " = " + dialect_.simdReduce(*simd, t[0], k0) + ";");
           for (int64_t w = 0; w < block; ++w) emit(foldInto({ex}, at[q][rep][w]));
         } else {
           std::vector<std::string> p, y, ex;
