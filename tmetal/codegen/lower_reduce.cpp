@@ -37,8 +37,9 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
   TensorMap result(resultLayout, resultShape);
   int64_t q = result.numRegisters();
   std::optional<SimdOp> simd = recognizeCombiner(op);
-  // Lanes combine in index order unless the order cannot matter.
-  const bool commutative = simd || combinerIsCommutative(op);
+  // Lanes combine in index order unless the order cannot matter (as for
+  // every combiner the hardware reduces).
+  const bool commutative = combinerIsCommutative(op);
 
   // 1. Registers: for each result register, the operand registers along the
   // axis in index order.
