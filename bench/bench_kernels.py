@@ -153,6 +153,7 @@ def larger_cases() -> list[BenchConfig]:
     import linalg
     import norms
     import reductions
+    import scans
 
     n = 1 << 25  # 32M elements: 128 MB per float32 array, past the H100's 50 MB L2
     configs = []
@@ -182,6 +183,15 @@ def larger_cases() -> list[BenchConfig]:
                   "rand_ptr": Arr((n, ), "float32", "zeros"), "n_elements": n, "p": 0.3, "seed": 1234},
             grid=(cdiv(n, 1024), ), constexprs={"BLOCK_SIZE": 1024}, outputs=("out_ptr", "rand_ptr"),
             reference=elementwise.dropout_reference, tolerances={"fp32": (0.0, 0.0)}))
+
+    # Prefix sums of every 1024 elements (one program each): a scan across
+    # the lanes and the SIMD groups of every block.
+    configs.append(
+        BenchConfig(
+            name="big_cumsum_i32_32M", kernel=scans.cumsum_1d_kernel,
+            args={"x_ptr": Arr((n, ), "int32", scale=100.0), "out_ptr": Arr((n, ), "int32", "zeros"),
+                  "n_elements": n}, grid=(cdiv(n, 1024), ), constexprs={"BLOCK_SIZE": 1024}, outputs=("out_ptr", ),
+            reference=lambda a: {"out_ptr": a["x_ptr"].reshape(-1, 1024).cumsum(axis=1, dtype=np.int32).reshape(-1)}))
 
     m, c = 32768, 1024
     configs.append(
