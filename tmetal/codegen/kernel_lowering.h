@@ -221,9 +221,9 @@ class KernelLowering {
   std::string combinerFunction(const ir::Operation& op);
   // simd_* operation the region amounts to, if any (one operand, one op).
   std::optional<SimdOp> recognizeCombiner(const ir::Operation& op) const;
-  // Whether the region combines each operand pair with one such op
-  // ((s, q) + (s', q') = (s + s', q + q')): then the order of the two sides
-  // does not matter.
+  // Whether the order of the two sides cannot matter: the region combines
+  // each operand pair with one such op ((s, q) + (s', q') = (s + s', q + q')),
+  // or it is an integer argmax or argmin with ties to the lower index.
   bool combinerIsCommutative(const ir::Operation& op) const;
   // Statements combining `acc` with `other` (acc = combine(acc, other)) or
   // (acc = combine(other, acc)) when `otherFirst`.

@@ -44,6 +44,62 @@ std::optional<SimdOp> simdOpOf(OpKind kind) {
     default: return std::nullopt;
   }
 }
+// The defining op of v if it is `kind` in the region's block.
+const ir::Operation* definedAs(const ir::Value* v, OpKind kind, const ir::Block& b) {
+  const ir::Operation* d = v->definingOp();
+  return d && d->kind() == kind && d->parentBlock() == &b ? d : nullptr;
+}
+
+// Whether `c` is `x P y` for a strict order predicate P (slt, sgt, ult,
+// ugt), or `y P' x` for its converse: true where x comes strictly before y.
+bool strictlyBefore(const ir::Operation* c, const ir::Value* x, const ir::Value* y, bool& greater) {
+  if (!c) return false;
+  const std::string& p = c->symbolAttr("predicate");
+  const bool lt = p == "slt" || p == "ult", gt = p == "sgt" || p == "ugt";
+  if (!lt && !gt) return false;
+  if (c->operand(0) == x && c->operand(1) == y) greater = gt;
+  else if (c->operand(0) == y && c->operand(1) == x) greater = lt;
+  else return false;
+  return true;
+}
+
+// Triton's integer argmax and argmin with ties to the lower index
+// (`_argmax_combine_tie_break_left`): with a = (v, i) and b = (v', i'),
+//   take = v > v' or (v == v' and i < i')   (v < v' for argmin)
+//   return (take ? v : v', take ? i : i').
+// take(a, b) and take(b, a) differ wherever a and b do (a strict total
+// order on (v, i)), so both orders pick the same element. Integers only:
+// with NaNs the float form is not (two NaNs each take the left).
+bool selectsByTotalOrder(const ir::Block& b) {
+  if (b.numArguments() != 4) return false;
+  const ir::Value *v = b.argument(0), *i = b.argument(1), *w = b.argument(2), *j = b.argument(3);
+  if (!v->type().isScalar() || ir::isFloatKind(v->type().scalarKind())) return false;
+  const ir::Operation* ret = b.terminator();
+  if (ret->numOperands() != 2) return false;
+  const ir::Operation* pickValue = definedAs(ret->operand(0), OpKind::ArithSelect, b);
+  const ir::Operation* pickIndex = definedAs(ret->operand(1), OpKind::ArithSelect, b);
+  if (!pickValue || !pickIndex || pickValue->operand(0) != pickIndex->operand(0)) return false;
+  if (pickValue->operand(1) != v || pickValue->operand(2) != w || pickIndex->operand(1) != i ||
+      pickIndex->operand(2) != j)
+    return false;
+  const ir::Operation* take = definedAs(pickValue->operand(0), OpKind::ArithOrI, b);
+  if (!take) return false;
+  for (size_t k : {size_t{0}, size_t{1}}) {
+    bool valueGreater = false, indexGreater = true;
+    const ir::Operation* tie = definedAs(take->operand(1 - k), OpKind::ArithAndI, b);
+    if (!strictlyBefore(definedAs(take->operand(k), OpKind::ArithCmpI, b), v, w, valueGreater) || !tie) continue;
+    for (size_t m : {size_t{0}, size_t{1}}) {
+      const ir::Operation* equal = definedAs(tie->operand(m), OpKind::ArithCmpI, b);
+      const bool valuesEqual = equal && equal->symbolAttr("predicate") == "eq" &&
+                               ((equal->operand(0) == v && equal->operand(1) == w) ||
+                                (equal->operand(0) == w && equal->operand(1) == v));
+      if (valuesEqual && strictlyBefore(definedAs(tie->operand(1 - m), OpKind::ArithCmpI, b), i, j, indexGreater) &&
+          !indexGreater)
+        return true;
+    }
+  }
+  return false;
+}
 }  // namespace
 
 std::optional<SimdOp> KernelLowering::recognizeCombiner(const ir::Operation& op) const {
@@ -53,6 +109,7 @@ std::optional<SimdOp> KernelLowering::recognizeCombiner(const ir::Operation& op)
 
 bool KernelLowering::combinerIsCommutative(const ir::Operation& op) const {
   const ir::Block& b = combinerBlock(op);
+  if (selectsByTotalOrder(b)) return true;
   const size_t n = op.numOperands();
   if (b.numArguments() != 2 * n || b.ops().size() != n + 1) return false;
   const ir::Operation* ret = b.terminator();

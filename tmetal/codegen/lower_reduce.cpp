@@ -5,7 +5,8 @@
 //      one of those and the axis spans all 32 lanes, else with a
 //      simd_shuffle_xor butterfly (any combiner, several operands; lower
 //      lanes' values go first, so order-sensitive combiners see index order,
-//      unless each operand pair is combined by one commutative op);
+//      unless the order cannot matter: each operand pair combined by one
+//      commutative op, or an integer argmax or argmin);
 //   3. the SIMD groups that hold different parts combine through threadgroup
 //      memory: one partial per group, one barrier, then every SIMD group
 //      combines the partials with a shuffle butterfly (lane l holds group

@@ -75,11 +75,7 @@ kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
   for (uint m = 1; m < 32; m *= 2) {
     int red_other = simd_shuffle_xor(red, m);
     int red0_other = simd_shuffle_xor(red0, m);
-    if ((lane & m) != 0) {
-      combine(red_other, red0_other, red, red0, red, red0);
-    } else {
-      combine(red, red0, red_other, red0_other, red, red0);
-    }
+    combine(red, red0, red_other, red0_other, red, red0);
   }
   if (lane == 0) {
     red_partials[simd] = red;
@@ -91,11 +87,7 @@ kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
   for (uint m = 1; m < 4; m *= 2) {
     int red_other = simd_shuffle_xor(red, m);
     int red0_other = simd_shuffle_xor(red0, m);
-    if ((lane & m) != 0) {
-      combine(red_other, red0_other, red, red0, red, red0);
-    } else {
-      combine(red, red0, red_other, red0_other, red, red0);
-    }
+    combine(red, red0, red_other, red0_other, red, red0);
   }
   if (tid == 0) *ptrs = red0;
   device int* ptrs0 = argmin_ptr + row;
@@ -105,11 +97,7 @@ kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
   for (uint m = 1; m < 32; m *= 2) {
     int red1_other = simd_shuffle_xor(red1, m);
     int red2_other = simd_shuffle_xor(red2, m);
-    if ((lane & m) != 0) {
-      combine0(red1_other, red2_other, red1, red2, red1, red2);
-    } else {
-      combine0(red1, red2, red1_other, red2_other, red1, red2);
-    }
+    combine0(red1, red2, red1_other, red2_other, red1, red2);
   }
   if (lane == 0) {
     red1_partials[simd] = red1;
@@ -121,11 +109,7 @@ kernel void argmax_argmin_kernel(device int* x_ptr [[buffer(0)]],
   for (uint m = 1; m < 4; m *= 2) {
     int red1_other = simd_shuffle_xor(red1, m);
     int red2_other = simd_shuffle_xor(red2, m);
-    if ((lane & m) != 0) {
-      combine0(red1_other, red2_other, red1, red2, red1, red2);
-    } else {
-      combine0(red1, red2, red1_other, red2_other, red1, red2);
-    }
+    combine0(red1, red2, red1_other, red2_other, red1, red2);
   }
   if (tid == 0) *ptrs0 = red2;
   device int* ptrs1 = max_ptr + row;
