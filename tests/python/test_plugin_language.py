@@ -655,8 +655,12 @@ def check_pointer_tensor_conversion(device: Device):
     compiled = transposed_pointers_kernel[(1, )](device.put(x), y, S=16)
     device.synchronize()
     np.testing.assert_array_equal(device.get(y).reshape(16, 16), x.reshape(16, 16).T)
-    # Threadgroup memory holds the pointers as 64-bit addresses.
-    assert [b["type"] for b in compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]] == ["ulong"]
+    # Threadgroup memory holds the pointers as 64-bit addresses; the loaded
+    # values, read down the columns, go through it once more to be stored
+    # along the rows (a transposed store takes the store's own layout).
+    layouts = compiled.metadata.tmetal_abi["layouts"]
+    assert [b["type"] for b in layouts["threadgroup_buffers"]] == ["ulong", "float"]
+    assert layouts["conversions"][1]["to"].endswith("order=[1,0]}"), layouts["conversions"]
 
 
 def check_matmul_k_loop(device: Device):
