@@ -184,6 +184,41 @@ def larger_cases() -> list[BenchConfig]:
             grid=(cdiv(n, 1024), ), constexprs={"BLOCK_SIZE": 1024}, outputs=("out_ptr", "rand_ptr"),
             reference=elementwise.dropout_reference, tolerances={"fp32": (0.0, 0.0)}))
 
+    # Elementwise at scale: exact GELU (erf, computed), and float32 to
+    # float16 and bfloat16 and back (three outputs, two of 2-byte elements).
+    configs.append(
+        BenchConfig(
+            name="big_gelu_erf_f32_32M", kernel=elementwise.gelu_erf_kernel,
+            args={"x_ptr": Arr((n, ), "float32", scale=3.0), "out_ptr": Arr((n, ), "float32", "zeros"),
+                  "n_elements": n}, grid=(cdiv(n, 1024), ), constexprs={"BLOCK_SIZE": 1024}, outputs=("out_ptr", ),
+            reference=elementwise._gelu_ref, tolerances={"fp32": (1e-5, 1e-6)}))
+    configs.append(
+        BenchConfig(
+            name="big_cast_float_formats_32M", kernel=elementwise.cast_float_formats_kernel,
+            args={"x_ptr": Arr((n, ), "float32", scale=100.0), "h_ptr": Arr((n, ), "float16", "zeros"),
+                  "bf_ptr": Arr((n, ), "bfloat16", "zeros"), "back_ptr": Arr((n, ), "float32", "zeros"),
+                  "n_elements": n}, grid=(cdiv(n, 1024), ), constexprs={"BLOCK_SIZE": 1024},
+            outputs=("h_ptr", "bf_ptr", "back_ptr"), reference=elementwise._cast_float_ref,
+            tolerances={"fp32": (0.0, 0.0), "fp16": (0.0, 0.0), "bf16": (0.0, 0.0)}))
+    # Each program's 2048 elements summed in groups and permuted as a 3-D
+    # block (tl.reshape, tl.permute): a store along another dimension.
+    programs, groups, size = 16384, 32, 64
+
+    def reshape_ref(a):
+        x = a["x_ptr"].reshape(programs, groups, size)
+        permuted = x.reshape(programs, 2, groups // 2, size).transpose(0, 3, 1, 2)
+        return {"group_sum_ptr": x.sum(axis=2, dtype=np.float64).astype(np.float32).reshape(-1),
+                "permuted_ptr": permuted.reshape(-1).copy()}
+
+    configs.append(
+        BenchConfig(
+            name=f"big_reshape_permute_f32_{programs}x{groups}x{size}", kernel=linalg.reshape_kernel,
+            args={"x_ptr": Arr((programs * groups * size, ), "float32"),
+                  "group_sum_ptr": Arr((programs * groups, ), "float32", "zeros"),
+                  "permuted_ptr": Arr((programs * groups * size, ), "float32", "zeros")}, grid=(programs, ),
+            constexprs={"GROUPS": groups, "GROUP_SIZE": size}, outputs=("group_sum_ptr", "permuted_ptr"),
+            reference=reshape_ref, tolerances={"fp32": (1e-5, 1e-5)}))
+
     # Prefix sums of every 1024 elements (one program each): a scan across
     # the lanes and the SIMD groups of every block.
     configs.append(
