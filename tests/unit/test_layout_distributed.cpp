@@ -259,6 +259,22 @@ TEST(BlockedLayoutChoice, CoalescedRowReductionOrdersSimdGroupsByAccessWidth) {
             "blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}");
 }
 
+TEST(BlockedLayoutChoice, CoalescedRunsAreOneVectorOfTheWidestStoredElement) {
+  // Halves read and written in 16-byte vectors would give each thread eight
+  // elements; where float32 values of the same layout are stored too, four,
+  // so that each of those stores is one 16-byte vector a lane.
+  AccessHint halves{{0}, 8, 2, {}};
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {1024}, 4, halves).str(),
+            "blocked{spt=[8], lanes=[32], simds=[4], order=[0]}");
+  AccessHint withFloatStore = halves;
+  withFloatStore.storedElementBytes = 4;
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {1024}, 4, withFloatStore).str(),
+            "blocked{spt=[4], lanes=[32], simds=[4], order=[0]}");
+  withFloatStore.storedElementBytes = 2;  // halves stored only: unchanged
+  EXPECT_EQ(chooseBlockedLayout(MemoryLayout::COALESCED, {1024}, 4, withFloatStore).str(),
+            "blocked{spt=[8], lanes=[32], simds=[4], order=[0]}");
+}
+
 TEST(BlockedLayoutChoice, CoalescedColumnReductionKeepsRowsCoalesced) {
   // Reducing axis 0 of a row-major tile: 128-byte rows over 8 lanes of
   // float4, the other 4 lanes and the SIMD groups along the reduced axis.

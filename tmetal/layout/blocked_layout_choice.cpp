@@ -82,6 +82,13 @@ BlockedLayout coalesced(const std::vector<int64_t>& shape, int numSimds, const A
   const int maxBytes = loopOfElements ? bytes : kMaxVectorAccessBytes;
   int vec = floorPowerOfTwo(std::min<int64_t>({std::max(1, hint.vectorElements), std::max(1, maxBytes / bytes),
                                                shape[fastest], perThread}));
+  // Where halves are stored beside a float32 store of the same layout, eight
+  // elements a thread would make each float32 store instruction two vectors
+  // 32 bytes apart a lane, half of every sector: float32 -> float16 and
+  // bfloat16 casts of 32M elements ran 0.96x of Triton so (H200), whose
+  // float32 store is one vector a lane. Four a thread store the halves as
+  // 8-byte vectors instead, still whole sectors a SIMD group.
+  if (hint.storedElementBytes > 0) vec = std::min(vec, std::max(1, kMaxVectorAccessBytes / hint.storedElementBytes));
   lb.b.sizePerThread[fastest] = vec;
 
   // Lanes: first along the contiguous dimension; when another axis is

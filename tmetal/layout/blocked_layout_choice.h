@@ -46,6 +46,9 @@ struct AccessHint {
   // computes registers (ir::isRegisterOnlyLoop), which the lowering writes
   // out loads first when its loads read single elements.
   bool inRegisterOnlyLoop = false;
+  // The widest element any store of the tensor writes (0: none is stored):
+  // a thread's run along the fastest dimension is one vector of it at most.
+  int storedElementBytes = 0;
 };
 
 // The policy a user-visible MemoryLayout value stands for (DEFAULT -> COALESCED).

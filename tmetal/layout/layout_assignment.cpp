@@ -188,11 +188,13 @@ class LayoutAssigner {
       if (k != OpKind::TtLoad && k != OpKind::TtStore && k != OpKind::TtAtomicRMW && k != OpKind::TtAtomicCAS) return;
       if (!isTensor(op->operand(0)) || op->operand(0)->type().element().isBlockPointer()) return;
       AccessHint h = accessHint(*op);
+      if (k == OpKind::TtStore) h.storedElementBytes = h.elementBytes;
       const std::vector<int64_t>& shape = op->operand(0)->type().shape();
       for (Group& g : groups) {
         if (g.shape == shape && g.hint.order == h.order) {
           g.hint.vectorElements = std::max(g.hint.vectorElements, h.vectorElements);
           g.hint.elementBytes = std::min(g.hint.elementBytes, h.elementBytes);
+          g.hint.storedElementBytes = std::max(g.hint.storedElementBytes, h.storedElementBytes);
           g.hint.inRegisterOnlyLoop = g.hint.inRegisterOnlyLoop && h.inRegisterOnlyLoop;
           for (int a : h.reducedAxes)
             if (std::find(g.hint.reducedAxes.begin(), g.hint.reducedAxes.end(), a) == g.hint.reducedAxes.end())
