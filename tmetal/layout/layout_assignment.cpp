@@ -172,6 +172,30 @@ class LayoutAssigner {
     return hint;
   }
 
+  // Whether `v` is computed elementwise from loads (and constants and
+  // ranges) alone, so that it takes their layout, the one its store's group
+  // chooses; not from a dot, reduction or loop, whose layout is their own
+  // (attention's output: there, narrower runs would only narrow the loads of
+  // K and V in its loop, 1.16x -> 1.05x of Triton on an H200).
+  static bool computedFromLoads(const ir::Value* v) {
+    std::vector<const ir::Value*> work{v};
+    std::set<const ir::Value*> seen;
+    while (!work.empty()) {
+      const ir::Value* x = work.back();
+      work.pop_back();
+      if (!x->type().isTensor() || !seen.insert(x).second) continue;
+      const ir::Operation* d = x->definingOp();
+      if (!d) return false;
+      if (d->kind() == OpKind::TtLoad) continue;
+      const bool shapeOnly = d->kind() == OpKind::TtBroadcast || d->kind() == OpKind::TtExpandDims ||
+                             d->kind() == OpKind::TtSplat || d->kind() == OpKind::TtMakeRange ||
+                             d->kind() == OpKind::ArithConstant;
+      if (!shapeOnly && !ir::isElementwise(d->kind())) return false;
+      for (const ir::Value* o : d->operands()) work.push_back(o);
+    }
+    return true;
+  }
+
   // Memory accesses of one shape and one dimension order share a layout, so
   // that the values they load and store meet without conversions; the
   // vector width is the widest any of them allows (each access still
@@ -188,7 +212,7 @@ class LayoutAssigner {
       if (k != OpKind::TtLoad && k != OpKind::TtStore && k != OpKind::TtAtomicRMW && k != OpKind::TtAtomicCAS) return;
       if (!isTensor(op->operand(0)) || op->operand(0)->type().element().isBlockPointer()) return;
       AccessHint h = accessHint(*op);
-      if (k == OpKind::TtStore) h.storedElementBytes = h.elementBytes;
+      if (k == OpKind::TtStore && computedFromLoads(op->operand(1))) h.storedElementBytes = h.elementBytes;
       const std::vector<int64_t>& shape = op->operand(0)->type().shape();
       for (Group& g : groups) {
         if (g.shape == shape && g.hint.order == h.order) {
