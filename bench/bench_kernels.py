@@ -204,7 +204,7 @@ def larger_cases() -> list[BenchConfig]:
     # block (tl.reshape, tl.permute): a store along another dimension.
     programs, groups, size = 16384, 32, 64
 
-    def reshape_ref(a):
+    def reshape_ref(a, programs=programs, groups=groups, size=size):
         x = a["x_ptr"].reshape(programs, groups, size)
         permuted = x.reshape(programs, 2, groups // 2, size).transpose(0, 3, 1, 2)
         return {"group_sum_ptr": x.sum(axis=2, dtype=np.float64).astype(np.float32).reshape(-1),
