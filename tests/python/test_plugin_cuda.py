@@ -187,6 +187,11 @@ def test_random_shape_operation_on_cuda(cuda_driver, case):
     random_shapes.run_case(case, **ON_CUDA)
 
 
+@pytest.mark.parametrize("case", random_shapes.UNFLATTEN_CASES, ids=random_shapes._unflatten_id)
+def test_random_unflatten_on_cuda(cuda_driver, case):
+    random_shapes.run_unflatten(case, **ON_CUDA)
+
+
 @pytest.mark.parametrize("case", random_shapes.TRANSPOSE_CASES, ids=random_shapes._transpose_id)
 def test_random_transpose_on_cuda(cuda_driver, case):
     random_shapes.run_transpose(case, **ON_CUDA)

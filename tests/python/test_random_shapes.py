@@ -149,6 +149,70 @@ def test_random_shape_operation_matches_numpy(codegen_emulator, case):
     run_case(case)
 
 
+# A flat block reshaped into 2-D or 3-D blocks (tl.reshape splitting its one
+# dimension, layout::reshapeLayout) and stored through 3-D pointers; the
+# 3-D ones reduced along their middle axis too.
+@triton.jit
+def unflatten_kernel(x_ptr, out_ptr, sum_ptr, n, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    flat = tl.arange(0, A * B * C)
+    x = tl.load(x_ptr + flat, mask=flat < n, other=0)
+    a = tl.arange(0, A)[:, None, None]
+    b = tl.arange(0, B)[None, :, None]
+    c = tl.arange(0, C)[None, None, :]
+    cube = tl.reshape(x, (A, B, C))
+    tl.store(out_ptr + a * (B * C) + b * C + c, cube)
+    tl.store(sum_ptr + tl.arange(0, A)[:, None] * C + tl.arange(0, C)[None, :], tl.sum(cube, axis=1))
+
+
+def _unflatten_cases():
+    rng = random.Random(int(os.environ.get("TMETAL_RANDOM_SHAPES_SEED", "2026")) + 2)
+    cases = [((2, 16, 64), "float32", "COALESCED", 4, 2048)]  # the bench's reshape: 2048 as 2 x 16 x 64
+    while len(cases) < 1 + int(os.environ.get("TMETAL_RANDOM_SHAPES", "32")) // 3:
+        shape = tuple(rng.choice(EXTENTS) for _ in range(3))
+        if np.prod(shape) > MAX_ELEMENTS:
+            continue
+        numel = int(np.prod(shape))
+        cases.append((shape, rng.choice(["int32", "float16", "float32"]), rng.choice(POLICIES),
+                      rng.choice([1, 2, 4, 8]), rng.randint(1, numel) if rng.random() < 0.5 else numel))
+    return cases
+
+
+UNFLATTEN_CASES = _unflatten_cases()
+
+
+def _unflatten_id(case):
+    shape, dtype, policy, num_warps, n = case
+    return f"{'x'.join(map(str, shape))}-n{n}-{dtype}-{policy.lower()}-w{num_warps}"
+
+
+def run_unflatten(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None):
+    shape, dtype, policy, num_warps, n = case
+    numel = int(np.prod(shape))
+    x = np.random.default_rng(zlib.crc32(_unflatten_id(case).encode())).integers(-8, 9, size=numel)
+    x = x.astype(DTYPES[dtype])
+    seen = x.copy()
+    seen[n:] = 0
+    out = to_device(np.zeros(shape, x.dtype))
+    sums = to_device(np.zeros((shape[0], shape[2]), x.dtype))
+    compiled = unflatten_kernel[(1, )](to_device(x), out, sums, n, A=shape[0], B=shape[1], C=shape[2],
+                                       num_warps=num_warps, layout=policy)
+    synchronize()
+    np.testing.assert_array_equal(to_host(out), seen.reshape(shape), err_msg=_unflatten_id(case))
+    np.testing.assert_array_equal(to_host(sums), seen.reshape(shape).sum(axis=1, dtype=x.dtype),
+                                  err_msg=_unflatten_id(case))
+    return compiled
+
+
+@pytest.mark.parametrize("case", UNFLATTEN_CASES, ids=_unflatten_id)
+def test_random_unflatten_matches_numpy(codegen_emulator, case):
+    compiled = run_unflatten(case)
+    if case == UNFLATTEN_CASES[0]:
+        # Four elements a thread, as 2 x 16 x 64: the reshape keeps every
+        # register (no threadgroup memory for it).
+        purposes = [b["purpose"] for b in compiled.metadata.tmetal_abi["layouts"].get("threadgroup_buffers", [])]
+        assert not any(p.startswith("reshape") for p in purposes), purposes
+
+
 # 2-D transposes stored row-major: the store's layout runs along the other
 # dimension, so the tile goes through threadgroup memory, staged along the
 # loads' dimension with a swizzle (lower_conversion.cpp). Elements of 1 to 8

@@ -217,6 +217,52 @@ TEST(DistributedLayout, ReshapeLayoutKeepsEveryRegister) {
   EXPECT_GT(found, 200);
 }
 
+// Splitting the last dimension into two or three, at any place of it in
+// the order and at any piece size (its run, lanes, SIMD groups and
+// repetitions each going to the piece first): every register keeps its
+// element.
+TEST(DistributedLayout, ReshapeLayoutSplitsKeepEveryRegister) {
+  std::mt19937 rng(47);
+  int found = 0, acrossLanes = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    int rank = 1 + static_cast<int>(rng() % 3);
+    LayoutPtr l = DistributedLayout::blocked(randomBlocked(rng, rank, 1 << (rng() % 3)));
+    std::vector<int64_t> from = randomShape(rng, rank);
+    from.back() = int64_t{1} << (4 + rng() % 8);  // 16 .. 2048
+    std::vector<int64_t> to(from.begin(), from.end() - 1);
+    int64_t rest = from.back();
+    std::vector<int64_t> pieces;
+    for (int k = 0, n = 1 + static_cast<int>(rng() % 2); k < n; ++k) {
+      int64_t piece = std::min<int64_t>(rest, int64_t{1} << (rng() % 7));
+      pieces.insert(pieces.begin(), piece);
+      rest /= piece;
+    }
+    to.push_back(rest);
+    to.insert(to.end(), pieces.begin(), pieces.end());
+    LayoutPtr r = reshapeLayout(l, from, to);
+    if (!r) continue;
+    ++found;
+    const BlockedLayout& b = r->blockedParams();
+    acrossLanes += b.lanesPerSimd.back() > 1 && b.lanesPerSimd[b.rank() - 2] > 1;
+    TensorMap a(l, from), c(r, to);
+    ASSERT_EQ(a.numRegisters(), c.numRegisters()) << l->str() << " -> " << r->str();
+    for (int t = 0; t < a.numThreads(); ++t)
+      for (int64_t q = 0; q < a.numRegisters(); ++q)
+        ASSERT_EQ(rowMajor(a.tensorIndex(t, q), from), rowMajor(c.tensorIndex(t, q), to))
+            << l->str() << " -> " << r->str() << " thread " << t << " register " << q;
+  }
+  EXPECT_GT(found, 1000);
+  EXPECT_GT(acrossLanes, 100);  // splits through the lanes, not only through a thread's run
+  // A flat block of 2048 (four a thread) as 32 rows of 64, then as 2 x 16 x 64.
+  LayoutPtr flat = DistributedLayout::blocked({{4}, {32}, {4}, {0}});
+  EXPECT_EQ(reshapeLayout(flat, {2048}, {32, 64})->str(),
+            "blocked{spt=[1,4], lanes=[2,16], simds=[4,1], order=[1,0]}");
+  EXPECT_EQ(reshapeLayout(flat, {2048}, {2, 16, 64})->str(),
+            "blocked{spt=[1,1,4], lanes=[1,2,16], simds=[1,4,1], order=[2,1,0]}");
+  // A layout whose threads repeat elements along the split dimension: none.
+  EXPECT_EQ(reshapeLayout(DistributedLayout::blocked({{4}, {32}, {4}, {0}}), {64}, {4, 16}), nullptr);
+}
+
 TEST(DistributedLayout, RejectsBadParameters) {
   try {
     DistributedLayout::blocked({{3}, {32}, {1}, {0}});

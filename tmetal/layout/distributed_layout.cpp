@@ -1,6 +1,7 @@
 #include "tmetal/layout/distributed_layout.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "tmetal/support/diagnostic.h"
 
@@ -123,10 +124,66 @@ LayoutPtr dropPairDimension(const LayoutPtr& layout) {
   return DistributedLayout::blocked(dropDimension(pairless, dim));
 }
 
+namespace {
+
+bool powerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+// Dimension d (extent n) split into (n / piece, piece), the piece the new
+// dimension d + 1, next after d in order and faster. Along d, an element's
+// index is (its place in the thread's run, lane, SIMD group, repetition) as
+// mixed-radix digits, least significant first; the piece takes the low
+// digits up to `piece`, the rest the high ones, so that every register keeps
+// its element and every lane and SIMD group its bits. Powers of two only, and
+// not where the layout's tile along d exceeds n (its threads would repeat
+// elements).
+std::optional<BlockedLayout> splitDimension(const BlockedLayout& b, int d, int64_t n, int64_t piece) {
+  const int64_t s = b.sizePerThread[d], l = b.lanesPerSimd[d], g = b.simdsPerGroup[d];
+  if (!powerOfTwo(n) || !powerOfTwo(piece) || piece > n || s * l * g > n) return std::nullopt;
+  int64_t pieceS = std::min(s, piece);
+  int64_t pieceL = std::min(l, std::max<int64_t>(1, piece / s));
+  int64_t pieceG = std::min(g, std::max<int64_t>(1, piece / (s * l)));
+  BlockedLayout out = b;
+  out.sizePerThread[d] = static_cast<int>(s / pieceS);
+  out.lanesPerSimd[d] = static_cast<int>(l / pieceL);
+  out.simdsPerGroup[d] = static_cast<int>(g / pieceG);
+  out.sizePerThread.insert(out.sizePerThread.begin() + d + 1, static_cast<int>(pieceS));
+  out.lanesPerSimd.insert(out.lanesPerSimd.begin() + d + 1, static_cast<int>(pieceL));
+  out.simdsPerGroup.insert(out.simdsPerGroup.begin() + d + 1, static_cast<int>(pieceG));
+  std::vector<int> order;
+  for (int o : b.order) {
+    if (o == d) order.push_back(d + 1);
+    order.push_back(o > d ? o + 1 : o);
+  }
+  out.order = order;
+  return out;
+}
+
+}  // namespace
+
 LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
   if (!layout->isBlocked() || from.empty() || to.empty()) return nullptr;
   const BlockedLayout& b = layout->blockedParams();
   int last = b.rank() - 1;
+  // The last dimension split into several (a flat block reshaped into
+  // groups): one split at a time, the last new dimension first.
+  if (to.size() > from.size() + 1 && std::equal(from.begin(), from.end() - 1, to.begin())) {
+    int64_t rest = from.back(), product = 1;
+    for (size_t k = from.size() - 1; k < to.size(); ++k) product *= to[k];
+    if (product != rest) return nullptr;
+    BlockedLayout cur = b;
+    for (size_t k = to.size() - 1; k > from.size() - 1; --k) {
+      std::optional<BlockedLayout> split = splitDimension(cur, last, rest, to[k]);
+      if (!split) return nullptr;
+      cur = *split;
+      rest /= to[k];
+    }
+    return DistributedLayout::blocked(cur);
+  }
+  if (to.size() == from.size() + 1 && std::equal(from.begin(), from.end() - 1, to.begin()) &&
+      to[last] * to[last + 1] == from[last]) {
+    std::optional<BlockedLayout> split = splitDimension(b, last, from[last], to[last + 1]);
+    return split ? DistributedLayout::blocked(*split) : nullptr;
+  }
   if (b.order[0] != last) return nullptr;
   auto prefixEquals = [&](size_t n) {
     for (size_t d = 0; d < n; ++d)
@@ -144,18 +201,6 @@ LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& fro
     runs.sizePerThread[last - 1] *= b.sizePerThread[last];
     runs.sizePerThread[last] = 1;
     return DistributedLayout::blocked(dropDimension(runs, last));
-  }
-  if (to.size() == from.size() + 1 && prefixEquals(from.size() - 1) && to[last] * to[last + 1] == from[last]) {
-    // Split: each thread's run along the last dimension is whole pieces.
-    int64_t piece = to[last + 1];
-    if (piece < 1 || b.sizePerThread[last] % piece != 0) return nullptr;
-    BlockedLayout out = b;
-    out.sizePerThread[last] = static_cast<int>(b.sizePerThread[last] / piece);
-    out.sizePerThread.push_back(static_cast<int>(piece));
-    out.lanesPerSimd.push_back(1);
-    out.simdsPerGroup.push_back(1);
-    out.order.insert(out.order.begin(), last + 1);
-    return DistributedLayout::blocked(out);
   }
   return nullptr;
 }

@@ -71,9 +71,11 @@ LayoutPtr dropPairDimension(const LayoutPtr& layout);
 
 // tt.reshape on a layout, where it keeps every register where it is:
 // merging the last two dimensions when each thread holds whole runs of the
-// last one, or splitting the last dimension into (n / f, f) when each
-// thread's run along it is a multiple of f. Null otherwise: the reshape then
-// goes through threadgroup memory.
+// last one, or splitting the last dimension into two or more (a flat block
+// reshaped into groups), its thread's run, lanes, SIMD groups and
+// repetitions going to the last new dimension first, wherever the layout's
+// tile along it does not exceed its extent. Null otherwise: the reshape
+// then goes through threadgroup memory.
 LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& from, const std::vector<int64_t>& to);
 
 }  // namespace tmetal::layout
