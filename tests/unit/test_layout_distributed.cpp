@@ -182,6 +182,18 @@ TEST(DistributedLayout, PairDimensionInterleavesTheRegisters) {
   EXPECT_EQ(dropPairDimension(DistributedLayout::blocked({{4, 1}, {16, 2}, {1, 1}, {1, 0}})), nullptr);
 }
 
+// Every (thread, register) of `l` over `from` holds the element of the
+// same row-major index as it does in `r` over `to`.
+void expectSameElements(const LayoutPtr& l, const std::vector<int64_t>& from, const LayoutPtr& r,
+                        const std::vector<int64_t>& to) {
+  TensorMap a(l, from), c(r, to);
+  ASSERT_EQ(a.numRegisters(), c.numRegisters()) << l->str() << " -> " << r->str();
+  for (int t = 0; t < a.numThreads(); ++t)
+    for (int64_t q = 0; q < a.numRegisters(); ++q)
+      ASSERT_EQ(rowMajor(a.tensorIndex(t, q), from), rowMajor(c.tensorIndex(t, q), to))
+          << l->str() << " -> " << r->str() << " thread " << t << " register " << q;
+}
+
 // A reshape layout, where there is one, keeps every element in its register.
 TEST(DistributedLayout, ReshapeLayoutKeepsEveryRegister) {
   std::mt19937 rng(43);
@@ -207,12 +219,7 @@ TEST(DistributedLayout, ReshapeLayoutKeepsEveryRegister) {
     LayoutPtr r = reshapeLayout(l, from, to);
     if (!r) continue;
     ++found;
-    TensorMap a(l, from), c(r, to);
-    ASSERT_EQ(a.numRegisters(), c.numRegisters()) << l->str() << " -> " << r->str();
-    for (int t = 0; t < a.numThreads(); ++t)
-      for (int64_t q = 0; q < a.numRegisters(); ++q)
-        ASSERT_EQ(rowMajor(a.tensorIndex(t, q), from), rowMajor(c.tensorIndex(t, q), to))
-            << l->str() << " -> " << r->str() << " thread " << t << " register " << q;
+    ASSERT_NO_FATAL_FAILURE(expectSameElements(l, from, r, to));
   }
   EXPECT_GT(found, 200);
 }
@@ -244,12 +251,7 @@ TEST(DistributedLayout, ReshapeLayoutSplitsKeepEveryRegister) {
     ++found;
     const BlockedLayout& b = r->blockedParams();
     acrossLanes += b.lanesPerSimd.back() > 1 && b.lanesPerSimd[b.rank() - 2] > 1;
-    TensorMap a(l, from), c(r, to);
-    ASSERT_EQ(a.numRegisters(), c.numRegisters()) << l->str() << " -> " << r->str();
-    for (int t = 0; t < a.numThreads(); ++t)
-      for (int64_t q = 0; q < a.numRegisters(); ++q)
-        ASSERT_EQ(rowMajor(a.tensorIndex(t, q), from), rowMajor(c.tensorIndex(t, q), to))
-            << l->str() << " -> " << r->str() << " thread " << t << " register " << q;
+    ASSERT_NO_FATAL_FAILURE(expectSameElements(l, from, r, to));
   }
   EXPECT_GT(found, 1000);
   EXPECT_GT(acrossLanes, 100);  // splits through the lanes, not only through a thread's run
