@@ -213,6 +213,30 @@ def test_random_unflatten_matches_numpy(codegen_emulator, case):
         assert not any(p.startswith("reshape") for p in purposes), purposes
 
 
+def test_a_permuted_block_flattened_is_staged_along_its_runs(codegen_emulator):
+    # The suite's reshape kernel at the bench's size: 2048 floats a program
+    # reshaped to 2 x 16 x 64 (free), permuted to 64 x 2 x 16 (free) and
+    # flattened again: one staging, in which each thread's run down the
+    # permuted block is contiguous and the elements of a row are swizzled
+    # (lower_conversion.cpp, stageAcrossDimensions).
+    import linalg
+    programs, groups, size = 2, 32, 64
+    x = np.random.default_rng(21).integers(-50, 50, programs * groups * size).astype(np.float32)
+    sums = np.zeros(programs * groups, np.float32)
+    permuted = np.zeros_like(x)
+    compiled = linalg.reshape_kernel[(programs, )](triton_metal.tensor(x), triton_metal.tensor(sums),
+                                                   triton_metal.tensor(permuted), GROUPS=groups, GROUP_SIZE=size)
+    blocks = x.reshape(programs, groups, size)
+    np.testing.assert_array_equal(sums, blocks.sum(axis=2).reshape(-1))
+    expected = blocks.reshape(programs, 2, groups // 2, size).transpose(0, 3, 1, 2).reshape(-1)
+    np.testing.assert_array_equal(permuted, expected)
+    source = compiled.asm["msl"]
+    source = source.decode() if isinstance(source, bytes) else source
+    assert source.count("// staged along dimension 0 (stride 32), rows of 64, 32 phases") == 1, source
+    purposes = [b["purpose"].split(" ")[0] for b in compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]]
+    assert purposes == ["reshape"], purposes
+
+
 # 2-D transposes stored row-major: the store's layout runs along the other
 # dimension, so the tile goes through threadgroup memory, staged along the
 # loads' dimension with a swizzle (lower_conversion.cpp). Elements of 1 to 8

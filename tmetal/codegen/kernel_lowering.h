@@ -400,6 +400,14 @@ class KernelLowering {
   // emitted nothing, for other conversions.
   std::optional<RegisterTensor> convertAcrossDimensions(const ir::Operation& op, const RegisterTensor& in,
                                                         const layout::LayoutPtr& to, const std::string& hint);
+  // The same for tiles of any rank, and for reshapes (`shape` the result's):
+  // elements written one at a time, staged so that the writers' runs are
+  // contiguous and swizzled for the readers; nullopt, having emitted
+  // nothing, where the writers' dimension is not more strided than the
+  // readers'.
+  std::optional<RegisterTensor> stageAcrossDimensions(const ir::Operation& op, const RegisterTensor& in,
+                                                      const layout::LayoutPtr& to, const std::vector<int64_t>& shape,
+                                                      const std::string& purpose, const std::string& name);
   // Writes `in` to a new threadgroup buffer (owners only), then a barrier;
   // returns the buffer's name. The linear index is row-major in in.shape.
   // `vectors`: in vectors where writeStagedVectors can.

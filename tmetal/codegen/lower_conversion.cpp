@@ -233,10 +233,74 @@ std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::
   return out;
 }
 
+namespace {
+int64_t strideAlong(const std::vector<int64_t>& shape, int d) {
+  int64_t s = 1;
+  for (size_t k = d + 1; k < shape.size(); ++k) s *= shape[k];
+  return s;
+}
+int log2Of(int64_t x) { return std::countr_zero(static_cast<uint64_t>(x)); }
+}  // namespace
+
+// The writers' dimension w has extent n and stride S in the row-major index
+// L of the tile: L = (p, w, s) as bit fields, s the low log2(S) bits. Staged
+// at (p, s, w) instead, each writer's run along w is contiguous; rows are
+// the (p, s) pairs, of n elements each. A reader's lanes step through s by
+// (their run) x (their stride) elements: the swizzle's phase changes from
+// one step to the next, as convertAcrossDimensions's does.
+std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Operation& op, const RegisterTensor& in,
+                                                                    const LayoutPtr& to,
+                                                                    const std::vector<int64_t>& shape,
+                                                                    const std::string& purpose,
+                                                                    const std::string& name) {
+  if (!in.layout->isBlocked() || !to->isBlocked() || in.element.isPointer() || !in.element.isScalar())
+    return std::nullopt;
+  const layout::BlockedLayout& writers = in.layout->blockedParams();
+  const layout::BlockedLayout& readers = to->blockedParams();
+  const int w = writers.order[0], r = readers.order[0];
+  const int64_t writerStride = strideAlong(in.shape, w), readerStride = strideAlong(shape, r);
+  if (writerStride <= readerStride) return std::nullopt;
+  const int64_t n = in.shape[w];
+  const int bytes = elementBytes(in.element);
+  const int64_t readerStep = static_cast<int64_t>(readers.sizePerThread[r]) * readerStride;
+  // Elements are written one at a time here, so the swizzle permutes
+  // elements, not vectors: a row's 128 bytes take as many phases as they
+  // hold elements (the 2048-float reshape of the bench: writes 16-way ->
+  // 2-way bank conflicts, reads none, by a count over its warps).
+  constexpr int64_t kBankBytes = 128;  // 32 banks of 4 bytes
+  const int64_t phases = std::min<int64_t>(n, std::max<int64_t>(1, kBankBytes / bytes));
+  const int sBits = log2Of(writerStride), wBits = log2Of(n);
+  const std::string low = std::to_string((int64_t{1} << (sBits + wBits)) - 1);
+  std::function<std::string(const std::string&)> position = [=](const std::string& index) {
+    const std::string i = parenthesized(index);
+    std::string rotated = "((" + i + " & ~" + low + ") | ((" + i + " & " + std::to_string(writerStride - 1) + ") << " +
+                          std::to_string(wBits) + ") | ((" + i + " >> " + std::to_string(sBits) + ") & " +
+                          std::to_string(n - 1) + "))";
+    if (phases <= 1 || readerStep >= writerStride) return rotated;
+    const int rowShift = wBits + log2Of(readerStep);
+    return "(" + rotated + " ^ ((" + rotated + " >> " + std::to_string(rowShift) + ") & " +
+           std::to_string(phases - 1) + "))";
+  };
+  body_.comment("staged along dimension " + std::to_string(w) + " (stride " + std::to_string(writerStride) +
+                "), rows of " + std::to_string(n) + ", " + std::to_string(phases) + " phases");
+  int64_t numel = 1;
+  for (int64_t e : in.shape) numel *= e;
+  std::string buffer = allocateStaging(op, in.element, numel, purpose);
+  barrierBeforeReuse();
+  writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
+    return buffer + "[" + position(index) + "] = " + value + ";";
+  });
+  body_.line(dialect_.barrier());
+  return readStaged(buffer, to, shape, in.element, name, 1, 0, position);
+}
+
 RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const RegisterTensor& in, const LayoutPtr& to,
                                              const std::string& hint) {
   body_.comment("layout conversion of " + hint + " to " + to->str());
   if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
+  if (in.shape.size() > 2)
+    if (std::optional<RegisterTensor> across = stageAcrossDimensions(op, in, to, in.shape, "conversion", newName(hint)))
+      return *across;
   std::string buffer = stageInThreadgroupMemory(op, in, "conversion");
   return readStaged(buffer, to, in.shape, in.element, newName(hint), 1, 0);
 }

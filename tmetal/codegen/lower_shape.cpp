@@ -217,6 +217,11 @@ void KernelLowering::lowerReshape(const ir::Operation& op) {
   }
   // Same elements in the same row-major order: a reshape reads the operand's
   // row-major linear index.
+  if (std::optional<RegisterTensor> across =
+          stageAcrossDimensions(op, in, layouts_.home(v), v->type().shape(), "reshape", nameFor(v))) {
+    defineTensor(v, std::move(*across));
+    return;
+  }
   std::string buffer = stageInThreadgroupMemory(op, in, "reshape");
   defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 1, 0));
 }
