@@ -2,11 +2,11 @@
 // its registers at the elements' row-major positions, a barrier, then every
 // thread reads the registers of the new layout.
 #include <algorithm>
-#include <bit>
 #include <functional>
 #include <optional>
 
 #include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::codegen {
 
@@ -169,6 +169,18 @@ std::string KernelLowering::stageInThreadgroupMemory(const ir::Operation& op, co
   return name;
 }
 
+namespace {
+// A SIMD group's threadgroup-memory access is served 128 bytes at a time:
+// 32 banks of 4 bytes.
+constexpr int64_t kBankBytes = 128;
+
+int64_t strideAlong(const std::vector<int64_t>& shape, int d) {
+  int64_t s = 1;
+  for (size_t k = d + 1; k < shape.size(); ++k) s *= shape[k];
+  return s;
+}
+}  // namespace
+
 // Staged row-major, a tile whose writers run down its columns and whose
 // readers run along its rows would have a SIMD group's writes fall in one
 // or two banks (a row is a multiple of 32 banks long). So the tile is
@@ -203,13 +215,12 @@ std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::
   vector = std::min(vector, rowLength);
   // A reader's lanes step down the rows by the rows a thread holds: the
   // phase changes from one such step to the next.
-  constexpr int64_t kBankBytes = 128;  // 32 banks of 4 bytes
   const int64_t readerStep = readView->blockedParams().sizePerThread[0];
   const int64_t phases = std::min<int64_t>(rowLength / vector, std::max<int64_t>(1, kBankBytes / (vector * bytes)));
   std::function<std::string(const std::string&)> position = [](const std::string& index) { return index; };
   if (phases > 1) {
-    const int rowShift = std::countr_zero(static_cast<uint64_t>(rowLength * readerStep));
-    const int vectorShift = std::countr_zero(static_cast<uint64_t>(vector));
+    const int rowShift = log2OfPowerOfTwo(rowLength * readerStep);
+    const int vectorShift = log2OfPowerOfTwo(vector);
     position = [=](const std::string& index) {
       const std::string i = parenthesized(index);
       std::string phase = "((" + i + " >> " + std::to_string(rowShift) + ") & " + std::to_string(phases - 1) + ")";
@@ -232,15 +243,6 @@ std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::
   out.shape = in.shape;
   return out;
 }
-
-namespace {
-int64_t strideAlong(const std::vector<int64_t>& shape, int d) {
-  int64_t s = 1;
-  for (size_t k = d + 1; k < shape.size(); ++k) s *= shape[k];
-  return s;
-}
-int log2Of(int64_t x) { return std::countr_zero(static_cast<uint64_t>(x)); }
-}  // namespace
 
 // The writers' dimension w has extent n and stride S in the row-major index
 // L of the tile: L = (p, w, s) as bit fields, s the low log2(S) bits. Staged
@@ -267,9 +269,8 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
   // elements, not vectors: a row's 128 bytes take as many phases as they
   // hold elements (the 2048-float reshape of the bench: writes 16-way ->
   // 2-way bank conflicts, reads none, by a count over its warps).
-  constexpr int64_t kBankBytes = 128;  // 32 banks of 4 bytes
   const int64_t phases = std::min<int64_t>(n, std::max<int64_t>(1, kBankBytes / bytes));
-  const int sBits = log2Of(writerStride), wBits = log2Of(n);
+  const int sBits = log2OfPowerOfTwo(writerStride), wBits = log2OfPowerOfTwo(n);
   const std::string low = std::to_string((int64_t{1} << (sBits + wBits)) - 1);
   std::function<std::string(const std::string&)> position = [=](const std::string& index) {
     const std::string i = parenthesized(index);
@@ -277,7 +278,7 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
                           std::to_string(wBits) + ") | ((" + i + " >> " + std::to_string(sBits) + ") & " +
                           std::to_string(n - 1) + "))";
     if (phases <= 1 || readerStep >= writerStride) return rotated;
-    const int rowShift = wBits + log2Of(readerStep);
+    const int rowShift = wBits + log2OfPowerOfTwo(readerStep);
     return "(" + rotated + " ^ ((" + rotated + " >> " + std::to_string(rowShift) + ") & " +
            std::to_string(phases - 1) + "))";
   };

@@ -309,7 +309,7 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
       // division would add the rounding fix-up for negative dividends.
       if (std::optional<int64_t> d = axis_.get(op.operand(1)).constantValue;
           d && *d > 1 && isPowerOfTwo(*d) && knownMultiple(op, op.operand(0), *d))
-        return a[0] + " >> " + std::to_string(std::countr_zero(static_cast<uint64_t>(*d)));
+        return a[0] + " >> " + std::to_string(log2OfPowerOfTwo(*d));
       return bin("/");
     case OpKind::ArithRemSI:
     case OpKind::ArithRemUI:

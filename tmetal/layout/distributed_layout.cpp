@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "tmetal/support/diagnostic.h"
+#include "tmetal/support/power_of_two.h"
 
 namespace tmetal::layout {
 
@@ -126,8 +127,6 @@ LayoutPtr dropPairDimension(const LayoutPtr& layout) {
 
 namespace {
 
-bool powerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
-
 // Dimension d (extent n) split into (n / piece, piece), the piece the new
 // dimension d + 1, next after d in order and faster. Along d, an element's
 // index is (its place in the thread's run, lane, SIMD group, repetition) as
@@ -138,7 +137,7 @@ bool powerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 // elements).
 std::optional<BlockedLayout> splitDimension(const BlockedLayout& b, int d, int64_t n, int64_t piece) {
   const int64_t s = b.sizePerThread[d], l = b.lanesPerSimd[d], g = b.simdsPerGroup[d];
-  if (!powerOfTwo(n) || !powerOfTwo(piece) || piece > n || s * l * g > n) return std::nullopt;
+  if (!isPowerOfTwo(n) || !isPowerOfTwo(piece) || piece > n || s * l * g > n) return std::nullopt;
   int64_t pieceS = std::min(s, piece);
   int64_t pieceL = std::min(l, std::max<int64_t>(1, piece / s));
   int64_t pieceG = std::min(g, std::max<int64_t>(1, piece / (s * l)));

@@ -2,6 +2,7 @@
 // reduction planner and its stage kernels choose.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace tmetal {
@@ -21,5 +22,8 @@ constexpr int64_t floorPowerOfTwo(int64_t v) {
   while (p <= v / 2) p *= 2;
   return p;
 }
+
+// log2 of a power of two (its count of trailing zero bits).
+constexpr int log2OfPowerOfTwo(int64_t v) { return std::countr_zero(static_cast<uint64_t>(v)); }
 
 }  // namespace tmetal
