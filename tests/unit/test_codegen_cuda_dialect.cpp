@@ -363,6 +363,30 @@ TEST(CudaDialect, MaskedVectorLoadsOutsideLoopsComputeTheirAddressFirst) {
   EXPECT_EQ(rows.find("vec_at = tmetal_address_first<"), std::string::npos) << rows;
 }
 
+TEST(CudaDialect, MaskedStoresArePredicatedStores) {
+  // A branch around each masked store split SwiGLU's kernel into blocks, and
+  // NVIDIA's scheduler then ran its exp-and-reciprocal chains one after
+  // another; predicated stores keep it one block. Metal keeps the `if`.
+  CudaDialect cuda(128);
+  codegen::MslDialect metal;
+  EXPECT_EQ(cuda.maskedStore("&out[i]", "x", "m[0]"), "tmetal_store_if(&out[i], m[0], x);");
+  EXPECT_EQ(metal.maskedStore("&out[i]", "x", "m[0]"), "if (m[0]) out[i] = x;");
+  EXPECT_EQ(cuda.maskedVectorStore("&out[i]", "float4", {"a", "b", "c", "d"}, "m[0]"),
+            "tmetal_store_if(reinterpret_cast<float4*>(&out[i]), m[0], float4{a, b, c, d});");
+  EXPECT_EQ(metal.maskedVectorStore("&out[i]", "float4", {"a", "b", "c", "d"}, "m[0]"),
+            "if (m[0]) *reinterpret_cast<device float4*>(&out[i]) = float4(a, b, c, d);");
+
+  codegen::CompileOptions options;
+  options.target = "cuda";
+  const std::string silu = codegen::compileKernel(*cudatest::parseCase("silu_mul_f16"), options).source;
+  EXPECT_NE(silu.find("for (int r = 0; r < 8; ++r) tmetal_store_if(&out_ptr[offsets_3[r]], mask_4[r], t0[r]);"),
+            std::string::npos)
+      << silu;
+  EXPECT_EQ(silu.find("if (mask_4[r]) out_ptr"), std::string::npos) << silu;
+  const std::string add = codegen::compileKernel(*cudatest::parseCase("vector_add_f16"), options).source;
+  EXPECT_NE(add.find("tmetal_store_if(reinterpret_cast<int4*>(&out_ptr[offsets_2[0]]), mask_3[0], int4{"), std::string::npos) << add;
+}
+
 TEST(CudaDialect, AtomicsTakeTritonsOrderFromReleaseAndAcquireFences) {
   // A relaxed atomic between device-scope fences, as C++ builds memory
   // orders: release before, acquire after, each only where `sem` asks for

@@ -206,8 +206,10 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   TensorMap map = value.map();
   int64_t n = map.numRegisters();
   bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
-  auto write = [&](const std::string& p, const std::string& x) {
-    return dereference(p) + " = " + (isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x) + ";";
+  // `*p = x`, where `cond` holds when it is not empty.
+  auto write = [&](const std::string& p, const std::string& x, const std::string& cond) {
+    const std::string stored = isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x;
+    return cond.empty() ? dereference(p) + " = " + stored + ";" : dialect_.maskedStore(p, stored, cond);
   };
   const ir::Value* maskValue = mask ? op.operand(2) : nullptr;
   int width = vectorWidth(op, map, elementBytesOf(element), maskValue);
@@ -216,7 +218,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   if (n == 1 && width == 1) {
     std::string cond = owner;
     if (mask) cond += (cond.empty() ? "" : " && ") + mask->regs[0];
-    body_.line((cond.empty() ? "" : "if (" + cond + ") ") + write(ptr.regs[0], value.regs[0]));
+    body_.line(write(ptr.regs[0], value.regs[0], cond));
     return;
   }
   // Replicated elements are stored once, by their owner.
@@ -228,11 +230,9 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
           std::optional<std::string> p = ptr.at(idx), x = value.at(idx);
           std::optional<std::string> m = mask ? mask->at(idx) : std::optional<std::string>("");
           if (!p || !x || !m) return std::nullopt;
-          return (mask ? "if (" + *m + ") " : "") + write(*p, *x);
+          return write(*p, *x, *m);
         },
-        [&](int64_t r) {
-          return (mask ? "if (" + mask->regs[r] + ") " : "") + write(ptr.regs[r], value.regs[r]);
-        });
+        [&](int64_t r) { return write(ptr.regs[r], value.regs[r], mask ? mask->regs[r] : ""); });
   } else {
     VectorSpelling spelling{dialect_, element.scalarKind(), width};
     std::string vt = spelling.type();
@@ -240,8 +240,8 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
     auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {
       std::vector<std::string> parts;
       for (int k = 0; k < width; ++k) parts.push_back(reg(value, k));
-      std::string vectorStore = dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, spelling.components(parts));
-      body_.line((mask ? "if (" + reg(*mask, 0) + ") " : "") + vectorStore);
+      body_.line(mask ? dialect_.maskedVectorStore(reg(ptr, 0), vt, spelling.components(parts), reg(*mask, 0))
+                      : dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, spelling.components(parts)));
     };
     bool symbolic = ptr.at("g") && value.at("g") && (!mask || mask->at("g"));
     if (symbolic && groups > 1) {
