@@ -233,6 +233,13 @@ def test_a_permuted_block_flattened_is_staged_along_its_runs(codegen_emulator):
     source = compiled.asm["msl"]
     source = source.decode() if isinstance(source, bytes) else source
     assert source.count("// staged along dimension 0 (stride 32), rows of 64, 32 phases") == 1, source
+    # Staged straight into the store's layout: 4-float vectors. Its readers'
+    # SIMD group spans 8 rows a step of 4 apart and 4 writer positions; the
+    # phase counted best is the row itself (bit 6 of the staged index up):
+    # writes 2-way, reads conflict-free, where one phase per step had both 4-way.
+    assert "*reinterpret_cast<device float4*>(&ptrs0[flat[4 * g]]) = float4(" in source, source
+    staged = next(line for line in source.splitlines() if "tg_reshape[" in line and "] = x_3[r];" in line)
+    assert staged.count(" >> 6) & 31))") == 1 and " >> 8)" not in staged, staged
     purposes = [b["purpose"].split(" ")[0] for b in compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]]
     assert purposes == ["reshape"], purposes
 

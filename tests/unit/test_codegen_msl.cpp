@@ -64,7 +64,8 @@ module {
     %ptrs_0 = tt.addptr %ptrs, %offs : tensor<16384x!tt.ptr<f32>>, tensor<16384xi32> loc(#loc2)
     %x = tt.load %ptrs_0 : tensor<16384x!tt.ptr<f32>> loc(#loc3)
     %y = tt.reshape %x : tensor<16384xf32> -> tensor<128x128xf32> loc(#loc4)
-    %z = tt.reshape %y : tensor<128x128xf32> -> tensor<16384xf32> loc(#loc4)
+    %t = tt.trans %y {order = array<i32: 1, 0>} : tensor<128x128xf32> -> tensor<128x128xf32> loc(#loc4)
+    %z = tt.reshape %t : tensor<128x128xf32> -> tensor<16384xf32> loc(#loc4)
     tt.store %ptrs_0, %z : tensor<16384x!tt.ptr<f32>> loc(#loc5)
     tt.return loc(#loc6)
   } loc(#loc)
@@ -123,6 +124,22 @@ TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {
   EXPECT_EQ(e.message(),
             "'tt.reshape': needs 65536 bytes of threadgroup memory (65536 in total), more than the 32768 bytes a "
             "threadgroup has on Generic Apple GPU (M1-class baseline)");
+}
+
+TEST(CodegenMsl, AReshapeUndoneBeforeItsStoreStagesNothing) {
+  // 16384 -> 128x128 -> 16384 into the store's layout: each reshape keeps
+  // the registers, so nothing goes through threadgroup memory and the
+  // store writes the loaded vectors back (one loop of each).
+  std::string text = kReshapeTooBig;
+  const std::string trans =
+      "    %t = tt.trans %y {order = array<i32: 1, 0>} : tensor<128x128xf32> -> tensor<128x128xf32> loc(#loc4)\n";
+  ASSERT_NE(text.find(trans), std::string::npos);
+  text.erase(text.find(trans), trans.size());
+  text.replace(text.find("tt.reshape %t"), std::string("tt.reshape %t").size(), "tt.reshape %y");
+  const codegen::CompiledKernel k = compileText(text);
+  EXPECT_EQ(count(k.source, "threadgroup float"), 0u) << k.source;
+  EXPECT_EQ(count(k.source, "threadgroup_barrier"), 0u) << k.source;
+  EXPECT_EQ(count(k.source, "*reinterpret_cast<device float4*>(&x_ptr"), 2u) << k.source;  // the load and the store
 }
 
 TEST(CodegenErrors, DoublePrecisionIsRejectedOnAppleGpus) {

@@ -179,6 +179,33 @@ int64_t strideAlong(const std::vector<int64_t>& shape, int d) {
   for (size_t k = d + 1; k < shape.size(); ++k) s *= shape[k];
   return s;
 }
+
+// The threadgroup-memory wavefronts of every thread of `map` accessing its
+// registers' elements, each at position(its row-major index): for each SIMD
+// group and register, the most distinct 4-byte words one bank serves.
+int64_t stagingWavefronts(const TensorMap& map, int bytes, const std::function<int64_t(int64_t)>& position) {
+  const int simdWidth = map.root().simdWidth();
+  const std::vector<int64_t>& shape = map.shape();
+  const int64_t banks = kBankBytes / 4;
+  int64_t total = 0;
+  for (int first = 0; first < map.numThreads(); first += simdWidth) {
+    for (int64_t r = 0; r < map.numRegisters(); ++r) {
+      std::vector<std::vector<int64_t>> words(banks);
+      int64_t ways = 0;
+      for (int thread = first; thread < first + simdWidth; ++thread) {
+        const std::vector<int64_t> index = map.tensorIndex(thread, r);
+        int64_t linear = 0;
+        for (size_t d = 0; d < shape.size(); ++d) linear += index[d] * strideAlong(shape, static_cast<int>(d));
+        const int64_t word = position(linear) * bytes / 4;
+        std::vector<int64_t>& bank = words[word % banks];
+        if (std::find(bank.begin(), bank.end(), word) == bank.end()) bank.push_back(word);
+        ways = std::max<int64_t>(ways, static_cast<int64_t>(bank.size()));
+      }
+      total += ways;
+    }
+  }
+  return total;
+}
 }  // namespace
 
 // Staged row-major, a tile whose writers run down its columns and whose
@@ -271,14 +298,36 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
   // 2-way bank conflicts, reads none, by a count over its warps).
   const int64_t phases = std::min<int64_t>(n, std::max<int64_t>(1, kBankBytes / bytes));
   const int sBits = log2OfPowerOfTwo(writerStride), wBits = log2OfPowerOfTwo(n);
-  const std::string low = std::to_string((int64_t{1} << (sBits + wBits)) - 1);
+  const int64_t low = (int64_t{1} << (sBits + wBits)) - 1;
+  auto rotate = [=](int64_t i) { return (i & ~low) | ((i & (writerStride - 1)) << wBits) | ((i >> sBits) & (n - 1)); };
+  // The phase is the row index from bit `rowShift` up: by default the
+  // reader lanes' step, the count of whole steps (a reader's SIMD group
+  // that also spans a few writer positions meets those in the low bits, and
+  // rows one apart then serve them better): whichever shift leaves the
+  // fewest wavefronts over both sides' accesses, counted.
+  int rowShift = -1;
+  if (phases > 1 && readerStep < writerStride) {
+    const TensorMap written = in.map(), read(to, shape);
+    auto wavefronts = [&](int shift) {
+      auto at = [&](int64_t i) {
+        const int64_t rotated = rotate(i);
+        return rotated ^ ((rotated >> shift) & (phases - 1));
+      };
+      return stagingWavefronts(written, bytes, at) + stagingWavefronts(read, bytes, at);
+    };
+    rowShift = wBits + log2OfPowerOfTwo(readerStep);
+    int64_t fewest = wavefronts(rowShift);
+    for (int shift = wBits; shift < wBits + sBits; ++shift) {
+      const int64_t count = shift == rowShift ? fewest : wavefronts(shift);
+      if (count < fewest) fewest = count, rowShift = shift;
+    }
+  }
   std::function<std::string(const std::string&)> position = [=](const std::string& index) {
     const std::string i = parenthesized(index);
-    std::string rotated = "((" + i + " & ~" + low + ") | ((" + i + " & " + std::to_string(writerStride - 1) + ") << " +
-                          std::to_string(wBits) + ") | ((" + i + " >> " + std::to_string(sBits) + ") & " +
-                          std::to_string(n - 1) + "))";
-    if (phases <= 1 || readerStep >= writerStride) return rotated;
-    const int rowShift = wBits + log2OfPowerOfTwo(readerStep);
+    std::string rotated = "((" + i + " & ~" + std::to_string(low) + ") | ((" + i + " & " +
+                          std::to_string(writerStride - 1) + ") << " + std::to_string(wBits) + ") | ((" + i + " >> " +
+                          std::to_string(sBits) + ") & " + std::to_string(n - 1) + "))";
+    if (rowShift < 0) return rotated;
     return "(" + rotated + " ^ ((" + rotated + " >> " + std::to_string(rowShift) + ") & " +
            std::to_string(phases - 1) + "))";
   };

@@ -383,7 +383,10 @@ class LayoutAssigner {
       case OpKind::TtReshape: {
         LayoutPtr in = homeOrDefault(op.operand(0));
         LayoutPtr l = reshapeLayout(in, op.operand(0)->type().shape(), op.result(0)->type().shape());
-        if (!l) break;  // through memory
+        // Through memory: staged straight into the layout of the store that
+        // writes the result, if one does (its vectors), else the default.
+        if (!l) l = storeLayoutOf(op.result(0));
+        if (!l) break;
         setOperand(op, 0, in);
         setHome(op.result(0), l);
         return;
@@ -512,6 +515,16 @@ class LayoutAssigner {
       }
       frontier = std::move(next);
     }
+    return nullptr;
+  }
+
+  // The access layout of a store that writes `v` as it is, if one does.
+  LayoutPtr storeLayoutOf(const ir::Value* v) const {
+    auto it = uses_.find(v);
+    if (it == uses_.end()) return nullptr;
+    for (auto [user, index] : it->second)
+      if (user->kind() == OpKind::TtStore && index == 1)
+        if (LayoutPtr l = memoryLayoutOf(*user)) return l;
     return nullptr;
   }
 
