@@ -153,12 +153,14 @@ std::string CEmitter::maskedVectorLoad(const std::string& var, const std::string
   return "if (" + cond + ") " + var + " = " + vectorLoad(ptr, vectorTypeName, AddressSpace::Device) + ";";
 }
 
-std::string CEmitter::maskedStore(const std::string& ptr, const std::string& value, const std::string& cond) const {
+std::string CEmitter::maskedStore(const std::string& ptr, const std::string& value, const std::string& cond,
+                                  bool) const {
   return "if (" + cond + ") " + dereference(ptr) + " = " + value + ";";
 }
 
 std::string CEmitter::maskedVectorStore(const std::string& ptr, const std::string& vectorTypeName,
-                                        const std::vector<std::string>& components, const std::string& cond) const {
+                                        const std::vector<std::string>& components, const std::string& cond,
+                                        bool) const {
   return "if (" + cond + ") " + vectorStore(ptr, vectorTypeName, AddressSpace::Device, components);
 }
 

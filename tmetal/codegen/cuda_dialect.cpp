@@ -481,14 +481,16 @@ std::string CudaDialect::maskedVectorLoad(const std::string& var, const std::str
          "); if (" + cond + ") " + var + " = *" + var + "_at; }";
 }
 
-std::string CudaDialect::maskedStore(const std::string& ptr, const std::string& value,
-                                     const std::string& cond) const {
+std::string CudaDialect::maskedStore(const std::string& ptr, const std::string& value, const std::string& cond,
+                                     bool oneOfSeveral) const {
+  if (!oneOfSeveral) return CEmitter::maskedStore(ptr, value, cond, oneOfSeveral);
   return "tmetal_store_if(" + ptr + ", " + cond + ", " + value + ");";
 }
 
 std::string CudaDialect::maskedVectorStore(const std::string& ptr, const std::string& vectorTypeName,
-                                           const std::vector<std::string>& components,
-                                           const std::string& cond) const {
+                                           const std::vector<std::string>& components, const std::string& cond,
+                                           bool oneOfSeveral) const {
+  if (!oneOfSeveral) return CEmitter::maskedVectorStore(ptr, vectorTypeName, components, cond, oneOfSeveral);
   return "tmetal_store_if(reinterpret_cast<" + vectorTypeName + "*>(" + ptr + "), " + cond + ", " +
          vectorOf(vectorTypeName, components) + ");";
 }

@@ -206,13 +206,14 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   TensorMap map = value.map();
   int64_t n = map.numRegisters();
   bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
+  const ir::Value* maskValue = mask ? op.operand(2) : nullptr;
+  int width = vectorWidth(op, map, elementBytesOf(element), maskValue);
+  const bool oneOfSeveral = loopDepth_ == 0 && n / width > 1;
   // `*p = x`, where `cond` holds when it is not empty.
   auto write = [&](const std::string& p, const std::string& x, const std::string& cond) {
     const std::string stored = isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x;
-    return cond.empty() ? dereference(p) + " = " + stored + ";" : dialect_.maskedStore(p, stored, cond);
+    return cond.empty() ? dereference(p) + " = " + stored + ";" : dialect_.maskedStore(p, stored, cond, oneOfSeveral);
   };
-  const ir::Value* maskValue = mask ? op.operand(2) : nullptr;
-  int width = vectorWidth(op, map, elementBytesOf(element), maskValue);
   recordAccess(op, "store", map, width, maskValue);
   std::string owner = ownerCondition(map);
   if (n == 1 && width == 1) {
@@ -240,7 +241,8 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
     auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {
       std::vector<std::string> parts;
       for (int k = 0; k < width; ++k) parts.push_back(reg(value, k));
-      body_.line(mask ? dialect_.maskedVectorStore(reg(ptr, 0), vt, spelling.components(parts), reg(*mask, 0))
+      body_.line(mask ? dialect_.maskedVectorStore(reg(ptr, 0), vt, spelling.components(parts), reg(*mask, 0),
+                                                      oneOfSeveral)
                       : dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, spelling.components(parts)));
     };
     bool symbolic = ptr.at("g") && value.at("g") && (!mask || mask->at("g"));
