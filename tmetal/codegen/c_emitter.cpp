@@ -158,12 +158,6 @@ std::string CEmitter::maskedStore(const std::string& ptr, const std::string& val
   return "if (" + cond + ") " + dereference(ptr) + " = " + value + ";";
 }
 
-std::string CEmitter::maskedVectorStore(const std::string& ptr, const std::string& vectorTypeName,
-                                        const std::vector<std::string>& components, const std::string& cond,
-                                        bool) const {
-  return "if (" + cond + ") " + vectorStore(ptr, vectorTypeName, AddressSpace::Device, components);
-}
-
 std::string CEmitter::lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const {
   return "(" + x + " & " + intLiteral(static_cast<int64_t>(mask), k) + ")";
 }

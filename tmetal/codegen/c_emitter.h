@@ -145,13 +145,9 @@ class CEmitter {
                                        const std::string& vectorTypeName, const std::string& cond, bool inLoop) const;
   // `*ptr = value` where `cond` holds (a statement; `ptr` may be out of
   // bounds where it does not). `oneOfSeveral`: the thread makes several such
-  // stores outside loops, one after another.
+  // element stores outside loops, one after another.
   virtual std::string maskedStore(const std::string& ptr, const std::string& value, const std::string& cond,
                                   bool oneOfSeveral) const;
-  // The vector of `components` written to `ptr` (aligned) where `cond` holds.
-  virtual std::string maskedVectorStore(const std::string& ptr, const std::string& vectorTypeName,
-                                        const std::vector<std::string>& components, const std::string& cond,
-                                        bool oneOfSeveral) const;
   // x & mask (mask one less than a power of two), for a remainder that is
   // only ever compared with zero: zero exactly where x % (mask + 1) is.
   virtual std::string lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const;

@@ -154,26 +154,22 @@ __device__ __forceinline__ T tmetal_load_if(const T* p, bool c, typename tmetal_
   }
 }
 
-// A store under a condition, as a predicated PTX store rather than a branch
-// around it. A branch per masked store cuts the kernel into blocks, and
-// NVIDIA's scheduler then finishes each element's value before the store
-// that closes its block: SwiGLU's eight exp-and-reciprocal chains ran one
-// after another where, as predicated stores in one block (Triton's PTX),
-// their special-function instructions overlap. 16-byte vectors included.
+// An element store under a condition, as a predicated PTX store rather
+// than a branch around it, where a thread makes several in a row outside
+// loops. A branch per store cuts the kernel into blocks, and NVIDIA's
+// scheduler then finishes each element's value before the store that closes
+// its block: SwiGLU's eight exp-and-reciprocal chains ran one after another
+// where, as predicated stores in one block (Triton's PTX), their
+// special-function instructions overlap. Vector stores keep the branch
+// (predicated, the large streaming kernels ran 1% slower).
 template <typename T>
 __device__ __forceinline__ void tmetal_store_if(T* p, bool c, typename tmetal_same<T>::type x) {
-  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16,
-                "1-, 2-, 4-, 8- or 16-byte elements");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "1-, 2-, 4- or 8-byte elements");
   size_t g = __cvta_generic_to_global(p);
   int on = c;
-  if constexpr (sizeof(T) == 16) {
-    uint4 v = tmetal_bitcast<uint4>(x);
-    asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0; @q st.global.v4.b32 [%1], {%2, %3, %4, %5}; }"
-                 :: "r"(on), "l"(g), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
-  } else if constexpr (sizeof(T) == 8) {
-    uint2 v = tmetal_bitcast<uint2>(x);
-    asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0; @q st.global.v2.b32 [%1], {%2, %3}; }"
-                 :: "r"(on), "l"(g), "r"(v.x), "r"(v.y) : "memory");
+  if constexpr (sizeof(T) == 8) {
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0; @q st.global.b64 [%1], %2; }"
+                 :: "r"(on), "l"(g), "l"(tmetal_bitcast<unsigned long long>(x)) : "memory");
   } else if constexpr (sizeof(T) == 4) {
     asm volatile("{ .reg .pred q; setp.ne.b32 q, %0, 0; @q st.global.b32 [%1], %2; }"
                  :: "r"(on), "l"(g), "r"(tmetal_bitcast<unsigned>(x)) : "memory");
@@ -485,14 +481,6 @@ std::string CudaDialect::maskedStore(const std::string& ptr, const std::string& 
                                      bool oneOfSeveral) const {
   if (!oneOfSeveral) return CEmitter::maskedStore(ptr, value, cond, oneOfSeveral);
   return "tmetal_store_if(" + ptr + ", " + cond + ", " + value + ");";
-}
-
-std::string CudaDialect::maskedVectorStore(const std::string& ptr, const std::string& vectorTypeName,
-                                           const std::vector<std::string>& components, const std::string& cond,
-                                           bool oneOfSeveral) const {
-  if (!oneOfSeveral) return CEmitter::maskedVectorStore(ptr, vectorTypeName, components, cond, oneOfSeveral);
-  return "tmetal_store_if(reinterpret_cast<" + vectorTypeName + "*>(" + ptr + "), " + cond + ", " +
-         vectorOf(vectorTypeName, components) + ");";
 }
 
 std::string CudaDialect::lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const {

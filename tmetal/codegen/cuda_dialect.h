@@ -74,9 +74,6 @@ class CudaDialect : public CEmitter {
   std::string maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const override;
   std::string maskedStore(const std::string& ptr, const std::string& value, const std::string& cond,
                           bool oneOfSeveral) const override;
-  std::string maskedVectorStore(const std::string& ptr, const std::string& vectorTypeName,
-                                const std::vector<std::string>& components, const std::string& cond,
-                                bool oneOfSeveral) const override;
   std::string lowBits(const std::string& x, uint64_t mask, ir::ScalarKind k) const override;
   std::string wideMultiply(const std::string& a, const std::string& b, bool isSigned) const override;
   std::string maskedVectorLoad(const std::string& var, const std::string& ptr, const std::string& vectorTypeName,

@@ -185,7 +185,6 @@ int64_t strideAlong(const std::vector<int64_t>& shape, int d) {
 // group and register, the most distinct 4-byte words one bank serves.
 int64_t stagingWavefronts(const TensorMap& map, int bytes, const std::function<int64_t(int64_t)>& position) {
   const int simdWidth = map.root().simdWidth();
-  const std::vector<int64_t>& shape = map.shape();
   const int64_t banks = kBankBytes / 4;
   int64_t total = 0;
   for (int first = 0; first < map.numThreads(); first += simdWidth) {
@@ -193,10 +192,7 @@ int64_t stagingWavefronts(const TensorMap& map, int bytes, const std::function<i
       std::vector<std::vector<int64_t>> words(banks);
       int64_t ways = 0;
       for (int thread = first; thread < first + simdWidth; ++thread) {
-        const std::vector<int64_t> index = map.tensorIndex(thread, r);
-        int64_t linear = 0;
-        for (size_t d = 0; d < shape.size(); ++d) linear += index[d] * strideAlong(shape, static_cast<int>(d));
-        const int64_t word = position(linear) * bytes / 4;
+        const int64_t word = position(layout::rowMajorIndex(map.tensorIndex(thread, r), map.shape())) * bytes / 4;
         std::vector<int64_t>& bank = words[word % banks];
         if (std::find(bank.begin(), bank.end(), word) == bank.end()) bank.push_back(word);
         ways = std::max<int64_t>(ways, static_cast<int64_t>(bank.size()));

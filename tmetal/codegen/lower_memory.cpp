@@ -208,7 +208,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
   const ir::Value* maskValue = mask ? op.operand(2) : nullptr;
   int width = vectorWidth(op, map, elementBytesOf(element), maskValue);
-  const bool oneOfSeveral = loopDepth_ == 0 && n / width > 1;
+  const bool oneOfSeveral = loopDepth_ == 0 && width == 1 && n > 1;
   // `*p = x`, where `cond` holds when it is not empty.
   auto write = [&](const std::string& p, const std::string& x, const std::string& cond) {
     const std::string stored = isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x;
@@ -241,9 +241,8 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
     auto emitGroup = [&](const std::function<std::string(const RegisterTensor&, int)>& reg) {
       std::vector<std::string> parts;
       for (int k = 0; k < width; ++k) parts.push_back(reg(value, k));
-      body_.line(mask ? dialect_.maskedVectorStore(reg(ptr, 0), vt, spelling.components(parts), reg(*mask, 0),
-                                                      oneOfSeveral)
-                      : dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, spelling.components(parts)));
+      std::string vectorStore = dialect_.vectorStore(reg(ptr, 0), vt, AddressSpace::Device, spelling.components(parts));
+      body_.line((mask ? "if (" + reg(*mask, 0) + ") " : "") + vectorStore);
     };
     bool symbolic = ptr.at("g") && value.at("g") && (!mask || mask->at("g"));
     if (symbolic && groups > 1) {

@@ -178,25 +178,6 @@ void KernelLowering::lowerTrans(const ir::Operation& op) {
   }));
 }
 
-namespace {
-int64_t rowMajorIndex(const std::vector<int64_t>& index, const std::vector<int64_t>& shape) {
-  int64_t linear = 0;
-  for (size_t d = 0; d < shape.size(); ++d) linear = linear * shape[d] + index[d];
-  return linear;
-}
-
-// Whether register r of every thread holds the same element (by row-major
-// position) in both tensors.
-bool sameRegisters(const TensorMap& a, const TensorMap& b) {
-  if (a.numThreads() != b.numThreads() || a.numRegisters() != b.numRegisters()) return false;
-  for (int thread = 0; thread < a.numThreads(); ++thread)
-    for (int64_t r = 0; r < a.numRegisters(); ++r)
-      if (rowMajorIndex(a.tensorIndex(thread, r), a.shape()) != rowMajorIndex(b.tensorIndex(thread, r), b.shape()))
-        return false;
-  return true;
-}
-}  // namespace
-
 RegisterTensor KernelLowering::reshapedIn(const LayoutPtr& l, const std::vector<int64_t>& shape,
                                           const RegisterTensor& in) {
   if (in.pointerOffsets)
@@ -210,7 +191,7 @@ RegisterTensor KernelLowering::reshapedIn(const LayoutPtr& l, const std::vector<
 void KernelLowering::lowerReshape(const ir::Operation& op) {
   const ir::Value* v = op.result(0);
   const RegisterTensor& in = operandTensor(op, 0);
-  if (sameRegisters(in.map(), TensorMap(layouts_.home(v), v->type().shape()))) {
+  if (layout::sameRegisters(in.map(), TensorMap(layouts_.home(v), v->type().shape()))) {
     // layout::reshapeLayout kept every element in its register: no code.
     defineTensor(v, reshapedIn(layouts_.home(v), v->type().shape(), in));
     return;

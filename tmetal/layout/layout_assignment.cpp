@@ -5,6 +5,7 @@
 
 #include "tmetal/ir/op_traits.h"
 #include "tmetal/layout/layout_op_traits.h"
+#include "tmetal/layout/tensor_map.h"
 #include "tmetal/support/diagnostic.h"
 #include "tmetal/support/power_of_two.h"
 
@@ -382,10 +383,19 @@ class LayoutAssigner {
       }
       case OpKind::TtReshape: {
         LayoutPtr in = homeOrDefault(op.operand(0));
-        LayoutPtr l = reshapeLayout(in, op.operand(0)->type().shape(), op.result(0)->type().shape());
-        // Through memory: staged straight into the layout of the store that
-        // writes the result, if one does (its vectors), else the default.
-        if (!l) l = storeLayoutOf(op.result(0));
+        const std::vector<int64_t>& from = op.operand(0)->type().shape();
+        const std::vector<int64_t>& shape = op.result(0)->type().shape();
+        LayoutPtr l = reshapeLayout(in, from, shape);
+        // Otherwise the layout of the store that writes the result, if one
+        // does (its vectors), unless only the default keeps every register
+        // where it is (the lowering checks that too and then moves nothing).
+        if (LayoutPtr store = l ? nullptr : storeLayoutOf(op.result(0))) {
+          const TensorMap held(in, from);
+          l = sameRegisters(held, TensorMap(store, shape)) ||
+                      !sameRegisters(held, TensorMap(out_.defaultLayout(shape), shape))
+                  ? store
+                  : nullptr;
+        }
         if (!l) break;
         setOperand(op, 0, in);
         setHome(op.result(0), l);

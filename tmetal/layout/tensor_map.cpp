@@ -131,4 +131,19 @@ bool TensorMap::isOwner(int thread) const {
   return true;
 }
 
+int64_t rowMajorIndex(const std::vector<int64_t>& index, const std::vector<int64_t>& shape) {
+  int64_t linear = 0;
+  for (size_t d = 0; d < shape.size(); ++d) linear = linear * shape[d] + index[d];
+  return linear;
+}
+
+bool sameRegisters(const TensorMap& a, const TensorMap& b) {
+  if (a.numThreads() != b.numThreads() || a.numRegisters() != b.numRegisters()) return false;
+  for (int thread = 0; thread < a.numThreads(); ++thread)
+    for (int64_t r = 0; r < a.numRegisters(); ++r)
+      if (rowMajorIndex(a.tensorIndex(thread, r), a.shape()) != rowMajorIndex(b.tensorIndex(thread, r), b.shape()))
+        return false;
+  return true;
+}
+
 }  // namespace tmetal::layout

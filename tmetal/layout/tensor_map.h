@@ -85,4 +85,11 @@ class TensorMap {
   int64_t numRegisters_ = 1;
 };
 
+// The position of `index` in the row-major order of `shape`.
+int64_t rowMajorIndex(const std::vector<int64_t>& index, const std::vector<int64_t>& shape);
+
+// Whether register r of every thread holds the same element (by row-major
+// position) in both tensors: a reshape between them moves nothing.
+bool sameRegisters(const TensorMap& a, const TensorMap& b);
+
 }  // namespace tmetal::layout
