@@ -296,11 +296,12 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
   const int sBits = log2OfPowerOfTwo(writerStride), wBits = log2OfPowerOfTwo(n);
   const int64_t low = (int64_t{1} << (sBits + wBits)) - 1;
   auto rotate = [=](int64_t i) { return (i & ~low) | ((i & (writerStride - 1)) << wBits) | ((i >> sBits) & (n - 1)); };
-  // The phase is the row index from bit `rowShift` up: by default the
-  // reader lanes' step, the count of whole steps (a reader's SIMD group
-  // that also spans a few writer positions meets those in the low bits, and
-  // rows one apart then serve them better): whichever shift leaves the
-  // fewest wavefronts over both sides' accesses, counted.
+  // The phase is the staged row index from bit `rowShift` up. By default
+  // that counts the reader lanes' steps through the rows; but a reader SIMD
+  // group that also spans a few positions along the writers' dimension
+  // meets those in the low bits, and the row index itself then serves it
+  // better. So every shift is counted (bank wavefronts over both sides'
+  // accesses) and the fewest win, the default on a tie.
   int rowShift = -1;
   if (phases > 1 && readerStep < writerStride) {
     const TensorMap written = in.map(), read(to, shape);

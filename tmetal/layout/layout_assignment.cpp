@@ -386,15 +386,16 @@ class LayoutAssigner {
         const std::vector<int64_t>& from = op.operand(0)->type().shape();
         const std::vector<int64_t>& shape = op.result(0)->type().shape();
         LayoutPtr l = reshapeLayout(in, from, shape);
-        // Otherwise the layout of the store that writes the result, if one
-        // does (its vectors), unless only the default keeps every register
-        // where it is (the lowering checks that too and then moves nothing).
-        if (LayoutPtr store = l ? nullptr : storeLayoutOf(op.result(0))) {
+        if (!l) {
+          // Through memory: into the layout of the store that writes the
+          // result, if one does (its vectors), unless the default keeps every
+          // register where it is and the store's does not (the lowering
+          // checks that too, and then moves nothing).
+          const LayoutPtr store = storeLayoutOf(op.result(0));
           const TensorMap held(in, from);
-          l = sameRegisters(held, TensorMap(store, shape)) ||
-                      !sameRegisters(held, TensorMap(out_.defaultLayout(shape), shape))
-                  ? store
-                  : nullptr;
+          if (store && (sameRegisters(held, TensorMap(store, shape)) ||
+                        !sameRegisters(held, TensorMap(out_.defaultLayout(shape), shape))))
+            l = store;
         }
         if (!l) break;
         setOperand(op, 0, in);
