@@ -643,6 +643,41 @@ def check_wide_products(device: Device):
 
 
 @triton.jit
+def masked_stores_kernel(x_ptr, i8_ptr, i16_ptr, i32_ptr, i64_ptr, flag_ptr, n, BLOCK: tl.constexpr):
+    # Eight elements a thread, each stored under the ragged mask of n: on
+    # CUDA predicated stores of 1, 2, 4 and 8 bytes (and booleans as bytes).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.store(i8_ptr + offs, (x * 7).to(tl.int8), mask=mask)
+    tl.store(i16_ptr + offs, (x * 5).to(tl.int16), mask=mask)
+    tl.store(i32_ptr + offs, x * 3, mask=mask)
+    tl.store(i64_ptr + offs, x.to(tl.int64) * 3000000007, mask=mask)
+    tl.store(flag_ptr + offs, (x & 1) == 1, mask=mask)
+
+
+def check_masked_stores_of_every_width(device: Device):
+    n, block, programs = 1900, 1024, 2
+    x = np.random.default_rng(23).integers(-2**31, 2**31, programs * block).astype(np.int32)
+    fill = {np.int8: 0x5a, np.int16: 0x5a5a, np.int32: 0x5a5a5a5a, np.int64: 0x5a5a5a5a5a5a5a5a, np.bool_: True}
+    outs = [device.put(np.full(programs * block, v, t)) for t, v in fill.items()]
+    compiled = masked_stores_kernel[(programs, )](device.put(x), *outs, n, BLOCK=block)
+    device.synchronize()
+    xs = x[:n].astype(np.int64)
+    wants = [(xs * 7).astype(np.int8), (xs * 5).astype(np.int16), (xs * 3).astype(np.int32),
+             xs * 3000000007, (xs & 1) == 1]
+    for out, want, (t, v) in zip(outs, wants, fill.items()):
+        got = device.get(out)
+        np.testing.assert_array_equal(got[:n], want, err_msg=str(t))
+        np.testing.assert_array_equal(got[n:], np.full(programs * block - n, v, t), err_msg=str(t))  # untouched
+    source = compiled.asm["msl"] if "msl" in compiled.asm else compiled.asm["cuda"]
+    source = source.decode() if isinstance(source, bytes) else source
+    body = source[source.rindex("masked_stores_kernel("):]
+    if "cuda" in compiled.asm:
+        assert body.count("tmetal_store_if(") == 5, body
+
+
+@triton.jit
 def transposed_pointers_kernel(x_ptr, y_ptr, S: tl.constexpr):
     r = tl.arange(0, S)
     pointers = tl.trans(x_ptr + r[:, None] * S + r[None, :])  # a pointer tensor changes layout
@@ -1076,6 +1111,7 @@ CHECKS = {
     "dot_operand_carried_by_an_outer_loop": check_dot_operand_carried_by_an_outer_loop,
     "remainder_zero_tests": check_remainder_zero_tests,
     "wide_products": check_wide_products,
+    "masked_stores_of_every_width": check_masked_stores_of_every_width,
     "map_elementwise": check_map_elementwise,
     "loop_options": check_loop_options,
     "device_print": check_device_print,
