@@ -294,6 +294,11 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
   // 2-way bank conflicts, reads none, by a count over its warps).
   const int64_t phases = std::min<int64_t>(n, std::max<int64_t>(1, kBankBytes / bytes));
   const int sBits = log2OfPowerOfTwo(writerStride), wBits = log2OfPowerOfTwo(n);
+  int64_t numel = 1;
+  for (int64_t e : in.shape) numel *= e;
+  // Allocated first: a tile past the threadgroup memory is refused before
+  // anything is counted.
+  std::string buffer = allocateStaging(op, in.element, numel, purpose);
   const int64_t low = (int64_t{1} << (sBits + wBits)) - 1;
   auto rotate = [=](int64_t i) { return (i & ~low) | ((i & (writerStride - 1)) << wBits) | ((i >> sBits) & (n - 1)); };
   // The phase is the staged row index from bit `rowShift` up. By default
@@ -330,9 +335,6 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
   };
   body_.comment("staged along dimension " + std::to_string(w) + " (stride " + std::to_string(writerStride) +
                 "), rows of " + std::to_string(n) + ", " + std::to_string(phases) + " phases");
-  int64_t numel = 1;
-  for (int64_t e : in.shape) numel *= e;
-  std::string buffer = allocateStaging(op, in.element, numel, purpose);
   barrierBeforeReuse();
   writeEachStaged(in, buffer, [&](const std::string& index, const std::string& value) {
     return buffer + "[" + position(index) + "] = " + value + ";";
