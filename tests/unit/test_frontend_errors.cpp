@@ -262,3 +262,40 @@ TEST(FrontendErrors, ReturnsInsideIfBecomeScfIf) {
             "bad.ttir:8:5: error: a value is used on a path where it is not defined (its definition does not dominate "
             "the use)");
 }
+
+TEST(FrontendErrors, UnstructuredLoopsAndPathExplosionsAreRefused) {
+  // A branch back to a block on its own path would have copied the block
+  // forever (the TTIR fuzzer found a block branching to itself): an error at
+  // the branch.
+  const std::string loop = "error: a branch back to a block on its own path (a loop in unstructured control flow): "
+                           "only branches toward returns are supported; write loops as scf.for or scf.while";
+  EXPECT_EQ(errorOf(blocks("    cf.cond_br %c, ^bb1, ^bb2\n"
+                           "  ^bb1:\n"
+                           "    cf.cond_br %c, ^bb2, ^bb1\n"
+                           "  ^bb2:\n"
+                           "    tt.return")),
+            "bad.ttir:5:5: " + loop);
+  EXPECT_EQ(errorOf(blocks("    cf.br ^bb1\n"
+                           "  ^bb1:\n"
+                           "    %one = arith.constant 1 : i32\n"
+                           "    cf.br ^bb2\n"
+                           "  ^bb2:\n"
+                           "    cf.cond_br %c, ^bb1, ^bb3\n"
+                           "  ^bb3:\n"
+                           "    tt.return")),
+            "bad.ttir:8:5: " + loop);
+  // 40 diamonds of empty blocks in a row are 2^40 paths that copy no ops:
+  // the blocks entered are counted too.
+  std::string diamonds = "    cf.br ^bb0x\n";
+  for (int i = 0; i < 40; ++i) {
+    const std::string n = std::to_string(i), next = std::to_string(i + 1);
+    diamonds += "  ^bb" + n + "x:\n    cf.cond_br %c, ^bb" + n + "a, ^bb" + n + "b\n  ^bb" + n + "a:\n    cf.br ^bb" +
+                next + "x\n  ^bb" + n + "b:\n    cf.br ^bb" + next + "x\n";
+  }
+  diamonds += "  ^bb40x:\n    tt.return";
+  const std::string error = errorOf(blocks(diamonds));
+  EXPECT_NE(error.find("error: the function's early returns lead through more than 100000 block copies; "
+                       "restructure the kernel's returns"),
+            std::string::npos)
+      << error;
+}

@@ -1,5 +1,6 @@
 #include "tmetal/frontend/structurize_returns.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -14,14 +15,15 @@ namespace {
 using Mapping = ir::ValueMapping;
 
 // Copying a block into every path that reaches it can grow exponentially
-// with the nesting; real kernels stay far below this.
+// with the nesting; real kernels stay far below this (in ops copied, and in
+// blocks entered, which counts paths through blocks that hold no ops).
 constexpr size_t kMaxCopiedOps = 100000;
 
 class Structurizer {
  public:
   Structurizer(const ir::Region& body, const std::vector<std::unique_ptr<ir::Operation>>& entryOps,
                const std::unordered_map<const ir::Block*, Branch>& branches)
-      : branches_(branches) {
+      : branches_(branches), path_{body.block(0)} {
     // Every value of the old body: each use must be one whose definition
     // was copied on the same path (MLIR's dominance).
     for (const auto& op : entryOps) collect(*op);
@@ -54,11 +56,11 @@ class Structurizer {
     auto it = branches_.find(block);
     if (it == branches_.end()) throw CompileError("a block of the function body ends without a terminator");
     const Branch& branch = it->second;
-    if (!branch.condition) return enter(branch.onTrue, std::move(m), into, top);
+    if (!branch.condition) return enter(branch.onTrue, std::move(m), into, top, branch.loc);
     auto ifOp = std::make_unique<ir::Operation>("scf.if", std::vector<ir::Value*>{mapped(m, branch.condition, branch.loc)},
                                                 results_, ir::AttrList{}, branch.loc);
     for (const Successor* successor : {&branch.onTrue, &branch.onFalse})
-      enter(*successor, m, ifOp->addRegion()->addBlock(), false);
+      enter(*successor, m, ifOp->addRegion()->addBlock(), false, branch.loc);
     ir::Operation* made = into->append(std::move(ifOp));
     into->append(terminator(top ? returnOp_->name() : "scf.yield", made->results(), branch.loc));
   }
@@ -83,9 +85,22 @@ class Structurizer {
     for (const auto& op : block.ops()) collect(*op);
   }
 
-  void enter(const Successor& s, Mapping m, ir::Block* into, bool top) {
+  // Copies the block a branch at `at` leads to. A block already on the path
+  // is a loop in unstructured form, which Triton never emits (its loops are
+  // scf ops) and which could not become an scf.if.
+  void enter(const Successor& s, Mapping m, ir::Block* into, bool top, const ir::Location& at) {
+    if (std::find(path_.begin(), path_.end(), s.block) != path_.end())
+      throw CompileError(at.userPos(), "a branch back to a block on its own path (a loop in unstructured control "
+                                       "flow): only branches toward returns are supported; write loops as scf.for "
+                                       "or scf.while");
+    if (++entered_ > kMaxCopiedOps)
+      throw CompileError(at.userPos(), "the function's early returns lead through more than " +
+                                           std::to_string(kMaxCopiedOps) +
+                                           " block copies; restructure the kernel's returns");
     for (size_t i = 0; i < s.args.size(); ++i) m[s.block->argument(i)] = mapped(m, s.args[i], s.block->argument(i)->loc());
+    path_.push_back(s.block);
     emit(s.block->ops(), s.block, std::move(m), into, top);
+    path_.pop_back();
   }
 
   void clone(const ir::Operation& op, Mapping& m, ir::Block& into) {
@@ -111,7 +126,8 @@ class Structurizer {
   const ir::Operation* returnOp_ = nullptr;  // a return of the old body
   std::vector<ir::Type> results_;            // what it returns: each scf.if returns them
   std::unordered_set<const ir::Value*> old_;
-  size_t copied_ = 0;
+  std::vector<const ir::Block*> path_;  // the blocks being copied, outermost first
+  size_t copied_ = 0, entered_ = 0;
 };
 
 }  // namespace
