@@ -30,8 +30,9 @@ struct Branch {
 // function returns the same way) as one block. Its blocks end in a return
 // (tt.return, tt.map_elementwise.return) or in the branch `branches` holds
 // for them; where the body returns values each scf.if yields what its paths
-// return. Throws CompileError when a use is not dominated by its definition
-// or copying shared blocks would exceed a limit.
+// return. Throws CompileError when a use is not dominated by its definition,
+// a branch leads back to a block on its own path (a loop), or copying
+// shared blocks would exceed a limit.
 void structurizeReturns(ir::Region& body, const std::unordered_map<const ir::Block*, Branch>& branches);
 
 }  // namespace tmetal::frontend
