@@ -163,9 +163,9 @@ LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& fro
   if (!layout->isBlocked() || from.empty() || to.empty()) return nullptr;
   const BlockedLayout& b = layout->blockedParams();
   int last = b.rank() - 1;
-  // The last dimension split into several (a flat block reshaped into
+  // The last dimension split into two or more (a flat block reshaped into
   // groups): one split at a time, the last new dimension first.
-  if (to.size() > from.size() + 1 && std::equal(from.begin(), from.end() - 1, to.begin())) {
+  if (to.size() > from.size() && std::equal(from.begin(), from.end() - 1, to.begin())) {
     int64_t rest = from.back(), product = 1;
     for (size_t k = from.size() - 1; k < to.size(); ++k) product *= to[k];
     if (product != rest) return nullptr;
@@ -177,11 +177,6 @@ LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& fro
       rest /= to[k];
     }
     return DistributedLayout::blocked(cur);
-  }
-  if (to.size() == from.size() + 1 && std::equal(from.begin(), from.end() - 1, to.begin()) &&
-      to[last] * to[last + 1] == from[last]) {
-    std::optional<BlockedLayout> split = splitDimension(b, last, from[last], to[last + 1]);
-    return split ? DistributedLayout::blocked(*split) : nullptr;
   }
   if (b.order[0] != last) return nullptr;
   auto prefixEquals = [&](size_t n) {

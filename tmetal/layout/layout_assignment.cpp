@@ -391,11 +391,12 @@ class LayoutAssigner {
           // result, if one does (its vectors), unless the default keeps every
           // register where it is and the store's does not (the lowering
           // checks that too, and then moves nothing).
-          const LayoutPtr store = storeLayoutOf(op.result(0));
-          const TensorMap held(in, from);
-          if (store && (sameRegisters(held, TensorMap(store, shape)) ||
-                        !sameRegisters(held, TensorMap(out_.defaultLayout(shape), shape))))
-            l = store;
+          if (const LayoutPtr store = storeLayoutOf(op.result(0))) {
+            const TensorMap held(in, from);
+            if (sameRegisters(held, TensorMap(store, shape)) ||
+                !sameRegisters(held, TensorMap(out_.defaultLayout(shape), shape)))
+              l = store;
+          }
         }
         if (!l) break;
         setOperand(op, 0, in);
