@@ -481,6 +481,47 @@ def check_dot_past_the_threadgroup_memory(device: Device):
 
 
 @triton.jit
+def strided_dot_kernel(x_ptr, y_ptr, z_ptr, stride_zm, stride_zn, M: tl.constexpr, N: tl.constexpr,
+                       K: tl.constexpr):
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    x = tl.load(x_ptr + m[:, None] * K + k[None, :])
+    y = tl.load(y_ptr + k[:, None] * N + n[None, :])
+    tl.store(z_ptr + m[:, None] * stride_zm + n[None, :] * stride_zn, tl.dot(x, y))
+
+
+@triton.jit
+def strided_copy_kernel(x_ptr, z_ptr, stride_zm, stride_zn, M: tl.constexpr, N: tl.constexpr):
+    m, n = tl.arange(0, M), tl.arange(0, N)
+    tl.store(z_ptr + m[:, None] * stride_zm + n[None, :] * stride_zn, tl.load(x_ptr + m[:, None] * N + n[None, :]))
+
+
+def check_transposed_stores_within_the_threadgroup_memory(device: Device):
+    # Triton's test_dot with a column-major output (its 'trans' epilogue):
+    # C goes to the store's layout through threadgroup memory after the dot,
+    # in the memory A and B were staged in (both 16 KB of float32).
+    rng = np.random.default_rng(11)
+    a, b = rng.integers(-4, 5, (64, 64)), rng.integers(-4, 5, (64, 64))
+    z = device.put(np.zeros((64, 64), np.float32))  # holds C transposed
+    compiled = strided_dot_kernel[(1, )](device.put(a.astype(np.float32)), device.put(b.astype(np.float32)), z, 1, 64,
+                                         M=64, N=64, K=64)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(z), (a @ b).T.astype(np.float32))
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
+    buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+    assert any(b["purpose"].startswith("conversion") and b.get("shares_memory_of") for b in buffers), buffers
+    # Triton's test_permute: a 64x64 float32 tile transposed on its way to
+    # memory converts through 16 KB; a 128x128 one (64 KB, past a
+    # threadgroup's 32 KB) is stored from the load's layout as it is.
+    for size, staged in ((64, True), (128, False)):
+        x = rng.standard_normal((size, size)).astype(np.float32)
+        z = device.put(np.zeros((size, size), np.float32))
+        compiled = strided_copy_kernel[(1, )](device.put(x), z, 1, size, M=size, N=size)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(z), x.T, err_msg=str(size))
+        assert bool(compiled.metadata.tmetal_abi["layouts"].get("conversions")) == staged, size
+
+
+@triton.jit
 def matmul_k_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm, BLOCK_M: tl.constexpr,
                          BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, STAGES: tl.constexpr = None):
     # Triton's tutorial matmul: pointer tensors carried through the K loop.
@@ -1122,6 +1163,7 @@ CHECKS = {
     "gather": check_gather,
     "histogram": check_histogram,
     "dot_past_the_threadgroup_memory": check_dot_past_the_threadgroup_memory,
+    "transposed_stores_within_the_threadgroup_memory": check_transposed_stores_within_the_threadgroup_memory,
     "returns_inside_if": check_returns_inside_if,
     "batched_dot": check_batched_dot,
     "dot_accumulators": check_dot_accumulators,

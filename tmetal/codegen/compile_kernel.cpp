@@ -145,8 +145,11 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
                        std::to_string(threads) + " threads on one core of " + runsOn.id + ", which holds " +
                        std::to_string(runsOn.maxResidentThreadsPerCore) + " threads");
 
+  const int64_t threadgroupMemoryLimit =
+      measuredOn ? std::min(profile.threadgroupMemoryBytes, measuredOn->threadgroupMemoryBytes)
+                 : profile.threadgroupMemoryBytes;
   analysis::AxisInfoAnalysis axis(fn);
-  layout::LayoutAssignment layouts(fn, axis, {options.policy, options.numWarps});
+  layout::LayoutAssignment layouts(fn, axis, {options.policy, options.numWarps, threadgroupMemoryLimit});
   const int threadsPerThreadgroup = options.numWarps * profile.simdWidth;
   std::unique_ptr<CEmitter> dialectOwner;
   std::string registersNote;
@@ -179,9 +182,7 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   LoweringOptions lowering;
   lowering.fastMath = options.fastMath;
   lowering.pipelineLoops = options.pipelineLoops;
-  lowering.threadgroupMemoryLimit = profile.threadgroupMemoryBytes;
-  if (measuredOn)
-    lowering.threadgroupMemoryLimit = std::min<int64_t>(lowering.threadgroupMemoryLimit, measuredOn->threadgroupMemoryBytes);
+  lowering.threadgroupMemoryLimit = threadgroupMemoryLimit;
   lowering.hardwareName = profile.name;
   LoweredKernel lowered = KernelLowering(fn, dialect, layouts, axis, lowering).run();
   layout::MemoryLayout policy = layout::resolvePolicy(options.policy);

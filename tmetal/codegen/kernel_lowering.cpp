@@ -278,6 +278,7 @@ void KernelLowering::lowerOp(const ir::Operation& op) {
       lowerScalarOp(op);
       break;
   }
+  threadgroupMemory_.release(op);
   for (const ir::Value* r : op.results()) convertExtraLayouts(r);
 }
 

@@ -30,11 +30,11 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
 
 const ThreadgroupBuffer* ThreadgroupMemory::lender(const ir::Operation& op, int64_t bytes, int elementBytes,
                                                    const ThreadgroupBuffer* taken) const {
-  // Buffers of one op are live together: none may lend its memory to `op`
-  // (nor may one buffer lend to two of `op`'s).
+  // Buffers of one op are live together until it is released: none may lend
+  // its memory to `op` (nor may one buffer lend to two of `op`'s).
   auto lentTo = [&](const ThreadgroupBuffer& b) {
     for (const ThreadgroupBuffer& x : buffers_)
-      if (x.op == &op && (x.name == b.name || x.sharesWith == b.name)) return true;
+      if (x.op == &op && !x.released && (x.name == b.name || x.sharesWith == b.name)) return true;
     return false;
   };
   const ThreadgroupBuffer* host = nullptr;
@@ -44,6 +44,11 @@ const ThreadgroupBuffer* ThreadgroupMemory::lender(const ir::Operation& op, int6
     if (usable && (!host || b.bytes < host->bytes)) host = &b;
   }
   return host;
+}
+
+void ThreadgroupMemory::release(const ir::Operation& op) {
+  for (ThreadgroupBuffer& b : buffers_)
+    if (b.op == &op) b.released = true;
 }
 
 bool ThreadgroupMemory::canHold(const ir::Operation& op, int64_t count, int elementBytes) const {

@@ -22,14 +22,16 @@ struct ThreadgroupBuffer {
   std::string sharesWith;   // the buffer whose memory it reuses; empty for its own
   const ir::Operation* op = nullptr;  // the op it serves
   bool outsideLoops = false;          // its op runs once, in no loop
+  bool released = false;              // its op's lowering is done (release())
 };
 
 // Every buffer serves one op: the op writes it, waits at a barrier, and reads
 // it back before the lowering goes on to the next op. Buffers get memory of
 // their own while the kernel's total fits the target's limit (the common
 // case, which needs no more barriers than that). Past the limit a new buffer
-// reuses the memory of an earlier op's buffer instead, the smallest one that
-// holds it, whose elements are at least as wide (so its alignment suits) and
+// reuses the memory of an earlier op's buffer instead (or of its own op's,
+// once that op is released: the conversions of its results), the smallest
+// one that holds it, whose elements are at least as wide (so its alignment suits) and
 // whose op runs once, outside loops (so it is never written again after the
 // new buffer's op). The lowering then puts a barrier before the new buffer's
 // first write, which the earlier op's reads must have passed.
@@ -43,6 +45,12 @@ class ThreadgroupMemory {
   // Throws a CompileError naming the op when neither fits.
   const ThreadgroupBuffer& allocate(const ir::Operation& op, const std::string& name, const std::string& elementType,
                                     int elementBytes, int64_t count, const std::string& purpose, bool insideLoop);
+
+  // `op`'s lowering is done: it has read back every buffer it wrote, so
+  // those may lend their memory to the buffers that come after, also to the
+  // conversions of `op`'s own results to the other layouts their users want
+  // (a dot's A and B to its C on the way to a transposed store).
+  void release(const ir::Operation& op);
 
   // Whether buffers of `bytes` more (each rounded up to 16) still get memory
   // of their own.

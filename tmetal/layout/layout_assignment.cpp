@@ -262,6 +262,12 @@ class LayoutAssigner {
     return info.contiguity[memoryFastest] > info.contiguity[homeFastest];
   }
 
+  // Whether a conversion of `v` could stage the whole tile at once.
+  bool stagingFits(const ir::Value* v) const {
+    const int64_t limit = out_.options_.threadgroupMemoryBytes;
+    return limit == 0 || v->type().numElements() * elementBytes(v->type()) <= limit;
+  }
+
   LayoutPtr memoryLayoutOf(const ir::Operation& op) const {
     auto it = memoryLayout_.find(&op);
     return it == memoryLayout_.end() ? nullptr : it->second;
@@ -312,7 +318,9 @@ class LayoutAssigner {
       case OpKind::TtStore: {
         if (!isTensor(op.operand(1))) return;
         LayoutPtr l = computedHome(op.operand(1));
-        if (l && scattersStore(op, l)) l = nullptr;  // converted to the store's own layout
+        // Converted to the store's own layout where the tile fits the
+        // threadgroup memory; a larger one is stored as it is, scattered.
+        if (l && scattersStore(op, l) && stagingFits(op.operand(1))) l = nullptr;
         if (!l) l = memoryLayoutOf(op);
         if (!l) l = out_.defaultLayout(op.operand(1)->type().shape());
         setAllOperands(op, l);

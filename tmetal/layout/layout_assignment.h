@@ -38,6 +38,9 @@ namespace tmetal::layout {
 struct LayoutOptions {
   MemoryLayout policy = MemoryLayout::COALESCED;
   int numWarps = 4;  // SIMD groups per threadgroup; threads = numWarps * 32
+  // The threadgroup memory a conversion may stage a whole tile in; 0: no
+  // limit (conversions chosen for speed alone are left out past it).
+  int64_t threadgroupMemoryBytes = 0;
 };
 
 class LayoutAssignment {
