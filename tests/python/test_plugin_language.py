@@ -498,17 +498,19 @@ def strided_copy_kernel(x_ptr, z_ptr, stride_zm, stride_zn, M: tl.constexpr, N: 
 def check_transposed_stores_within_the_threadgroup_memory(device: Device):
     # Triton's test_dot with a column-major output (its 'trans' epilogue):
     # C goes to the store's layout through threadgroup memory after the dot,
-    # in the memory A and B were staged in (both 16 KB of float32).
+    # in the memory A and B were staged in (float32: 16 KB each, FMAs;
+    # float16: 18 KB together, SIMD-group matrices; C is 16 KB of float32).
     rng = np.random.default_rng(11)
     a, b = rng.integers(-4, 5, (64, 64)), rng.integers(-4, 5, (64, 64))
-    z = device.put(np.zeros((64, 64), np.float32))  # holds C transposed
-    compiled = strided_dot_kernel[(1, )](device.put(a.astype(np.float32)), device.put(b.astype(np.float32)), z, 1, 64,
-                                         M=64, N=64, K=64)
-    device.synchronize()
-    np.testing.assert_array_equal(device.get(z), (a @ b).T.astype(np.float32))
-    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
-    buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
-    assert any(b["purpose"].startswith("conversion") and b.get("shares_memory_of") for b in buffers), buffers
+    for dtype in (np.float32, np.float16):
+        z = device.put(np.zeros((64, 64), np.float32))  # holds C transposed
+        compiled = strided_dot_kernel[(1, )](device.put(a.astype(dtype)), device.put(b.astype(dtype)), z, 1, 64, M=64,
+                                             N=64, K=64)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(z), (a @ b).T.astype(np.float32), err_msg=str(dtype))
+        assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
+        buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+        assert any(b["purpose"].startswith("conversion") and b.get("shares_memory_of") for b in buffers), buffers
     # Triton's test_permute: a 64x64 float32 tile transposed on its way to
     # memory converts through 16 KB; a 128x128 one (64 KB, past a
     # threadgroup's 32 KB) is stored from the load's layout as it is.
@@ -519,6 +521,37 @@ def check_transposed_stores_within_the_threadgroup_memory(device: Device):
         device.synchronize()
         np.testing.assert_array_equal(device.get(z), x.T, err_msg=str(size))
         assert bool(compiled.metadata.tmetal_abi["layouts"].get("conversions")) == staged, size
+
+
+@triton.jit
+def reshaped_blocks_dot_kernel(a_ptr, b_ptr, c_ptr, TRIPS: tl.constexpr):
+    # Triton's test_tensor_descriptor_reshape_matmul: [2, 32, 64] blocks of A
+    # and B loaded each trip and merged into 64x64 tiles.
+    half, row, k = tl.arange(0, 2), tl.arange(0, 32), tl.arange(0, 64)
+    acc = tl.zeros((64, 64), tl.float32)
+    for trip in range(TRIPS):
+        offsets = half[:, None, None] * (32 * 64 * TRIPS) + row[None, :, None] * (64 * TRIPS) + trip * 64 + k[None, None, :]
+        a = tl.load(a_ptr + offsets).reshape(64, 64)
+        b = tl.load(b_ptr + offsets).reshape(64, 64)
+        acc = tl.dot(a, b.T, acc)
+    m = tl.arange(0, 64)
+    tl.store(c_ptr + m[:, None] * 64 + m[None, :], acc)
+
+
+def check_reshapes_merging_a_repeated_dimension(device: Device):
+    # Merging the leading dimension of 2 (held only as repetitions) into the
+    # rows keeps every register: no threadgroup memory for the reshapes, which
+    # had left the loop's dot too little of it.
+    rng = np.random.default_rng(5)
+    a, b = rng.integers(-3, 4, (64, 128)), rng.integers(-3, 4, (64, 128))
+    for dtype in (np.float16, np.float32):
+        c = device.put(np.zeros((64, 64), np.float32))
+        compiled = reshaped_blocks_dot_kernel[(1, )](device.put(a.astype(dtype)), device.put(b.astype(dtype)), c,
+                                                     TRIPS=2)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(c), (a @ b.T).astype(np.float32), err_msg=str(dtype))
+        buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+        assert not any(b["purpose"].startswith("reshape") for b in buffers), buffers
 
 
 @triton.jit
@@ -1164,6 +1197,7 @@ CHECKS = {
     "histogram": check_histogram,
     "dot_past_the_threadgroup_memory": check_dot_past_the_threadgroup_memory,
     "transposed_stores_within_the_threadgroup_memory": check_transposed_stores_within_the_threadgroup_memory,
+    "reshapes_merging_a_repeated_dimension": check_reshapes_merging_a_repeated_dimension,
     "returns_inside_if": check_returns_inside_if,
     "batched_dot": check_batched_dot,
     "dot_accumulators": check_dot_accumulators,

@@ -12,7 +12,7 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
     buffers_.push_back(std::move(buffer));
     return buffers_.back();
   }
-  const ThreadgroupBuffer* host = lender(op, bytes, elementBytes);
+  const ThreadgroupBuffer* host = lender(op, bytes);
   if (!host) {
     std::string held;
     for (const ThreadgroupBuffer& b : buffers_)
@@ -28,7 +28,7 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
   return buffers_.back();
 }
 
-const ThreadgroupBuffer* ThreadgroupMemory::lender(const ir::Operation& op, int64_t bytes, int elementBytes,
+const ThreadgroupBuffer* ThreadgroupMemory::lender(const ir::Operation& op, int64_t bytes,
                                                    const ThreadgroupBuffer* taken) const {
   // Buffers of one op are live together until it is released: none may lend
   // its memory to `op` (nor may one buffer lend to two of `op`'s).
@@ -39,8 +39,9 @@ const ThreadgroupBuffer* ThreadgroupMemory::lender(const ir::Operation& op, int6
   };
   const ThreadgroupBuffer* host = nullptr;
   for (const ThreadgroupBuffer& b : buffers_) {
-    const bool usable = &b != taken && b.sharesWith.empty() && b.outsideLoops && b.bytes >= bytes &&
-                        b.elementBytes >= elementBytes && !lentTo(b);
+    // Every buffer is 16-byte aligned (both dialects' threadgroupArray), so
+    // any may hold another's elements, whatever their widths.
+    const bool usable = &b != taken && b.sharesWith.empty() && b.outsideLoops && b.bytes >= bytes && !lentTo(b);
     if (usable && (!host || b.bytes < host->bytes)) host = &b;
   }
   return host;
@@ -53,16 +54,16 @@ void ThreadgroupMemory::release(const ir::Operation& op) {
 
 bool ThreadgroupMemory::canHold(const ir::Operation& op, int64_t count, int elementBytes) const {
   const int64_t bytes = roundedBytes(count, elementBytes);
-  return hasRoomFor(bytes) || lender(op, bytes, elementBytes) != nullptr;
+  return hasRoomFor(bytes) || lender(op, bytes) != nullptr;
 }
 
 bool ThreadgroupMemory::canHoldPair(const ir::Operation& op, int64_t countA, int elementBytesA, int64_t countB,
                                     int elementBytesB) const {
   // As allocate() would place them, A first.
   const int64_t a = roundedBytes(countA, elementBytesA), b = roundedBytes(countB, elementBytesB);
-  if (hasRoomFor(a)) return hasRoomFor(a + b) || lender(op, b, elementBytesB) != nullptr;
-  const ThreadgroupBuffer* hostA = lender(op, a, elementBytesA);
-  return hostA && (hasRoomFor(b) || lender(op, b, elementBytesB, hostA) != nullptr);
+  if (hasRoomFor(a)) return hasRoomFor(a + b) || lender(op, b) != nullptr;
+  const ThreadgroupBuffer* hostA = lender(op, a);
+  return hostA && (hasRoomFor(b) || lender(op, b, hostA) != nullptr);
 }
 
 }  // namespace tmetal::codegen

@@ -31,9 +31,9 @@ struct ThreadgroupBuffer {
 // case, which needs no more barriers than that). Past the limit a new buffer
 // reuses the memory of an earlier op's buffer instead (or of its own op's,
 // once that op is released: the conversions of its results), the smallest
-// one that holds it, whose elements are at least as wide (so its alignment suits) and
-// whose op runs once, outside loops (so it is never written again after the
-// new buffer's op). The lowering then puts a barrier before the new buffer's
+// one that holds it (each is 16-byte aligned, so it may hold elements of any
+// width) and whose op runs once, outside loops (so it is never written again
+// after the new buffer's op). The lowering then puts a barrier before the new buffer's
 // first write, which the earlier op's reads must have passed.
 class ThreadgroupMemory {
  public:
@@ -69,7 +69,7 @@ class ThreadgroupMemory {
  private:
   // The smallest earlier buffer that may lend `op` its memory (other than
   // `taken`), or null.
-  const ThreadgroupBuffer* lender(const ir::Operation& op, int64_t bytes, int elementBytes,
+  const ThreadgroupBuffer* lender(const ir::Operation& op, int64_t bytes,
                                   const ThreadgroupBuffer* taken = nullptr) const;
 
   int64_t limit_;
