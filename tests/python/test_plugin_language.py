@@ -495,6 +495,22 @@ def strided_copy_kernel(x_ptr, z_ptr, stride_zm, stride_zn, M: tl.constexpr, N: 
     tl.store(z_ptr + m[:, None] * stride_zm + n[None, :] * stride_zn, tl.load(x_ptr + m[:, None] * N + n[None, :]))
 
 
+@triton.jit
+def gathered_rows_dot_kernel(out_ptr, a_ptr, b_ptr, rows_ptr, K, M: tl.constexpr, N: tl.constexpr,
+                             BLOCK_K: tl.constexpr):
+    # Triton's test_indirect_matmul: rows of A and B gathered by index, the
+    # product accumulated over K and stored transposed.
+    rows_at = rows_ptr + tl.arange(0, BLOCK_K)
+    acc = tl.zeros([M, N], tl.float32)
+    for k in range(0, K, BLOCK_K):
+        rows = tl.load(rows_at)
+        a = tl.load(a_ptr + tl.arange(0, N)[None, :] + rows[:, None] * N)
+        b = tl.load(b_ptr + tl.arange(0, M)[None, :] + rows[:, None] * M)
+        acc = tl.dot(b.T, a, acc=acc)
+        rows_at += BLOCK_K
+    tl.store(out_ptr + tl.arange(0, M)[:, None] + tl.arange(0, N)[None, :] * M, acc)
+
+
 def check_transposed_stores_within_the_threadgroup_memory(device: Device):
     # Triton's test_dot with a column-major output (its 'trans' epilogue):
     # C goes to the store's layout through threadgroup memory after the dot,
@@ -511,6 +527,16 @@ def check_transposed_stores_within_the_threadgroup_memory(device: Device):
         assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
         buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
         assert any(b["purpose"].startswith("conversion") and b.get("shares_memory_of") for b in buffers), buffers
+    # The loop's 128x64 float32 accumulator (32 KB, more than half the
+    # threadgroup memory, beside the loop's 26 KB of dot staging) is stored
+    # as it is, scattered.
+    a, b = rng.integers(-3, 4, (256, 64)), rng.integers(-3, 4, (256, 128))
+    out = device.put(np.zeros((64, 128), np.float32))
+    compiled = gathered_rows_dot_kernel[(1, )](out, device.put(a.astype(np.float16)), device.put(b.astype(np.float16)),
+                                               device.put(np.arange(256, dtype=np.int32)), 256, M=128, N=64, BLOCK_K=128)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), (b.T @ a).T.astype(np.float32))
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
     # Triton's test_permute: a 64x64 float32 tile transposed on its way to
     # memory converts through 16 KB; a 128x128 one (64 KB, past a
     # threadgroup's 32 KB) is stored from the load's layout as it is.

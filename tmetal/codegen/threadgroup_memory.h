@@ -33,8 +33,8 @@ struct ThreadgroupBuffer {
 // once that op is released: the conversions of its results), the smallest
 // one that holds it (each is 16-byte aligned, so it may hold elements of any
 // width) and whose op runs once, outside loops (so it is never written again
-// after the new buffer's op). The lowering then puts a barrier before the new buffer's
-// first write, which the earlier op's reads must have passed.
+// after the new buffer's op). The lowering then puts a barrier before the new
+// buffer's first write, which the earlier op's reads must have passed.
 class ThreadgroupMemory {
  public:
   ThreadgroupMemory(int64_t limitBytes, std::string hardwareName)

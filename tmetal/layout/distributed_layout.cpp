@@ -179,18 +179,16 @@ LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& fro
     return DistributedLayout::blocked(cur);
   }
   // Two dimensions merged where the first is only repeated (one element,
-  // lane and SIMD group along it) and the layout's tile along the second
-  // does not exceed it: the merged dimension is the second's tile, repeated
-  // the first's extent times as often (a [2, 32, 64] block reshaped to
-  // [64, 64]). The lowering still compares the registers (sameRegisters).
+  // lane and SIMD group along it), its repetitions next in order after the
+  // second's registers, and the layout's tile along the second does not
+  // exceed it: the merged dimension is the second's tile, repeated the
+  // first's extent times as often (a [2, 32, 64] block reshaped to [64, 64]).
+  const auto position = [&](int dim) { return std::find(b.order.begin(), b.order.end(), dim) - b.order.begin(); };
   if (to.size() + 1 == from.size())
     for (int d = 0; d < last; ++d) {
-      bool merges = to[d] == from[d] * from[d + 1];
+      bool merges = to[d] == from[d] * from[d + 1] && position(d) == position(d + 1) + 1;
       for (int k = 0; k < d; ++k) merges = merges && to[k] == from[k];
       for (int k = d + 2; k <= last; ++k) merges = merges && to[k - 1] == from[k];
-      // The first's repetitions come right after the second's registers.
-      const auto position = [&](int dim) { return std::find(b.order.begin(), b.order.end(), dim) - b.order.begin(); };
-      merges = merges && position(d) == position(d + 1) + 1;
       if (merges && b.sizePerThread[d] == 1 && b.lanesPerSimd[d] == 1 && b.simdsPerGroup[d] == 1 &&
           int64_t{b.sizePerThread[d + 1]} * b.lanesPerSimd[d + 1] * b.simdsPerGroup[d + 1] <= from[d + 1])
         return DistributedLayout::blocked(dropDimension(b, d));

@@ -262,10 +262,11 @@ class LayoutAssigner {
     return info.contiguity[memoryFastest] > info.contiguity[homeFastest];
   }
 
-  // Whether a conversion of `v` could stage the whole tile at once.
+  // Whether a conversion of `v` would stage the whole tile in at most half
+  // the threadgroup memory.
   bool stagingFits(const ir::Value* v) const {
     const int64_t limit = out_.options_.threadgroupMemoryBytes;
-    return limit == 0 || v->type().numElements() * elementBytes(v->type()) <= limit;
+    return limit == 0 || 2 * v->type().numElements() * elementBytes(v->type()) <= limit;
   }
 
   LayoutPtr memoryLayoutOf(const ir::Operation& op) const {
@@ -318,8 +319,10 @@ class LayoutAssigner {
       case OpKind::TtStore: {
         if (!isTensor(op.operand(1))) return;
         LayoutPtr l = computedHome(op.operand(1));
-        // Converted to the store's own layout where the tile fits the
-        // threadgroup memory; a larger one is stored as it is, scattered.
+        // Converted to the store's own layout where the tile takes at most
+        // half the threadgroup memory, leaving the rest to the kernel's other
+        // buffers (a loop's dot staging, live when its accumulator is
+        // converted after it); a larger one is stored as it is, scattered.
         if (l && scattersStore(op, l) && stagingFits(op.operand(1))) l = nullptr;
         if (!l) l = memoryLayoutOf(op);
         if (!l) l = out_.defaultLayout(op.operand(1)->type().shape());

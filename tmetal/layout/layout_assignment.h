@@ -38,8 +38,8 @@ namespace tmetal::layout {
 struct LayoutOptions {
   MemoryLayout policy = MemoryLayout::COALESCED;
   int numWarps = 4;  // SIMD groups per threadgroup; threads = numWarps * 32
-  // The threadgroup memory a conversion may stage a whole tile in; 0: no
-  // limit (conversions chosen for speed alone are left out past it).
+  // The threadgroup memory of the target; conversions chosen for speed alone
+  // (a store's) are left out for tiles past half of it. 0: no limit.
   int64_t threadgroupMemoryBytes = 0;
 };
 
