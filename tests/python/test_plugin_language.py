@@ -564,6 +564,22 @@ def reshaped_blocks_dot_kernel(a_ptr, b_ptr, c_ptr, TRIPS: tl.constexpr):
     tl.store(c_ptr + m[:, None] * 64 + m[None, :], acc)
 
 
+@triton.jit
+def unit_dimension_blocks_dot_kernel(a_ptr, b_ptr, c_ptr, K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                                     BK: tl.constexpr):
+    # Triton's test_tensor_descriptor_batched_gemm_3d_tma: [1, BM, BK] blocks
+    # reshaped to tiles, the result reshaped to [1, BM, BN] for its store.
+    one = tl.arange(0, 1)[:, None, None]
+    m, n, k = tl.arange(0, BM)[None, :, None], tl.arange(0, BN)[None, :, None], tl.arange(0, BK)[None, None, :]
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + one + m * K + k0 + k).reshape([BM, BK])
+        b = tl.load(b_ptr + one + n * K + k0 + k).reshape([BN, BK])
+        acc = tl.dot(a, b.T, acc)
+    c = acc.to(tl.float16).reshape((1, BM, BN))
+    tl.store(c_ptr + one + tl.arange(0, BM)[None, :, None] * BN + tl.arange(0, BN)[None, None, :], c)
+
+
 def check_reshapes_merging_a_repeated_dimension(device: Device):
     # Merging the leading dimension of 2 (held only as repetitions) into the
     # rows keeps every register: no threadgroup memory for the reshapes, which
@@ -578,6 +594,16 @@ def check_reshapes_merging_a_repeated_dimension(device: Device):
         np.testing.assert_array_equal(device.get(c), (a @ b.T).astype(np.float32), err_msg=str(dtype))
         buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
         assert not any(b["purpose"].startswith("reshape") for b in buffers), buffers
+    # Dimensions of extent 1 removed and inserted: no threadgroup memory
+    # either (a 128x256 tile's reshape had asked for 64 KB).
+    a, b = rng.integers(-2, 3, (64, 128)), rng.integers(-2, 3, (128, 128))
+    c = device.put(np.zeros((1, 64, 128), np.float16))
+    compiled = unit_dimension_blocks_dot_kernel[(1, )](device.put(a.astype(np.float16)),
+                                                       device.put(b.astype(np.float16)), c, K=128, BM=64, BN=128, BK=64)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(c), (a @ b.T).astype(np.float16)[None])
+    buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+    assert not any(b["purpose"].startswith("reshape") for b in buffers), buffers
 
 
 @triton.jit

@@ -224,6 +224,74 @@ TEST(DistributedLayout, ReshapeLayoutKeepsEveryRegister) {
   EXPECT_GT(found, 200);
 }
 
+// Merging any two neighbouring dimensions: where a layout comes back (the
+// first held only as repetitions), every register keeps its element. Half
+// the trials move the first dimension's run, lanes and SIMD groups to the
+// second, and half put it right after the second in order, so that the
+// merge applies often.
+TEST(DistributedLayout, ReshapeLayoutMergingARepeatedDimensionKeepsEveryRegister) {
+  std::mt19937 rng(53);
+  int found = 0;
+  for (int trial = 0; trial < 1000; ++trial) {
+    int rank = 2 + static_cast<int>(rng() % 3);
+    BlockedLayout b = randomBlocked(rng, rank, 1 << (rng() % 3));
+    const int d = static_cast<int>(rng() % (rank - 1));
+    if (rng() % 2) {
+      b.sizePerThread[d + 1] *= b.sizePerThread[d];
+      b.lanesPerSimd[d + 1] *= b.lanesPerSimd[d];
+      b.simdsPerGroup[d + 1] *= b.simdsPerGroup[d];
+      b.sizePerThread[d] = b.lanesPerSimd[d] = b.simdsPerGroup[d] = 1;
+    }
+    if (rng() % 2) {
+      b.order.erase(std::find(b.order.begin(), b.order.end(), d));
+      b.order.insert(std::find(b.order.begin(), b.order.end(), d + 1) + 1, d);
+    }
+    LayoutPtr l = DistributedLayout::blocked(b);
+    std::vector<int64_t> from = randomShape(rng, rank);
+    std::vector<int64_t> to;
+    for (int k = 0; k < rank; ++k) {
+      if (k == d + 1) continue;
+      to.push_back(k == d ? from[d] * from[d + 1] : from[k]);
+    }
+    LayoutPtr r = reshapeLayout(l, from, to);
+    if (!r) continue;
+    ++found;
+    ASSERT_NO_FATAL_FAILURE(expectSameElements(l, from, r, to));
+  }
+  EXPECT_GT(found, 60);
+  // [2, 32, 64] blocks of a [64, 64] tile (Triton's reshape_matmul): the 2 only repeated.
+  const LayoutPtr blocks = DistributedLayout::blocked({{1, 1, 8}, {1, 4, 8}, {1, 4, 1}, {2, 1, 0}});
+  const LayoutPtr merged = reshapeLayout(blocks, {2, 32, 64}, {64, 64});
+  ASSERT_NE(merged, nullptr);
+  EXPECT_EQ(merged->str(), "blocked{spt=[1,8], lanes=[4,8], simds=[4,1], order=[1,0]}");
+}
+
+// Removing a dimension of extent 1 that holds one element, lane and SIMD
+// group, and inserting one anywhere, keep every register; [128, 256] ->
+// [1, 128, 256] (a tile stored through a 3-D descriptor) moves nothing.
+TEST(DistributedLayout, ReshapeLayoutOfUnitDimensionsKeepsEveryRegister) {
+  std::mt19937 rng(59);
+  int found = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    int rank = 1 + static_cast<int>(rng() % 3);
+    LayoutPtr l = DistributedLayout::blocked(randomBlocked(rng, rank, 1 << (rng() % 3)));
+    std::vector<int64_t> from = randomShape(rng, rank), to;
+    for (int64_t e : from)
+      if (e != 1 || rng() % 2) to.push_back(e);
+    to.insert(to.begin() + static_cast<int>(rng() % (to.size() + 1)), 1);
+    LayoutPtr r = reshapeLayout(l, from, to);
+    if (!r) continue;
+    ++found;
+    ASSERT_NO_FATAL_FAILURE(expectSameElements(l, from, r, to));
+    if (LayoutPtr back = reshapeLayout(r, to, from)) ASSERT_NO_FATAL_FAILURE(expectSameElements(r, to, back, from));
+  }
+  EXPECT_GT(found, 250);
+  const LayoutPtr tile = DistributedLayout::blocked({{1, 8}, {2, 16}, {4, 1}, {1, 0}});
+  const LayoutPtr stored = reshapeLayout(tile, {128, 256}, {1, 128, 256});
+  ASSERT_NE(stored, nullptr);
+  EXPECT_EQ(stored->str(), "blocked{spt=[1,1,8], lanes=[1,2,16], simds=[1,4,1], order=[2,1,0]}");
+}
+
 // Splitting the last dimension into two or three, at any place of it in
 // the order and at any piece size (its run, lanes, SIMD groups and
 // repetitions each going to the piece first): every register keeps its

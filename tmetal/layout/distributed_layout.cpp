@@ -30,6 +30,41 @@ BlockedLayout dropDimension(const BlockedLayout& b, int dim) {
     if (d != dim) out.order.push_back(d > dim ? d - 1 : d);
   return out;
 }
+
+// The blocked layout with a new dimension `dim` of one element, lane and
+// SIMD group, slowest in order.
+BlockedLayout insertUnitDimension(const BlockedLayout& b, int dim) {
+  BlockedLayout out = b;
+  out.sizePerThread.insert(out.sizePerThread.begin() + dim, 1);
+  out.lanesPerSimd.insert(out.lanesPerSimd.begin() + dim, 1);
+  out.simdsPerGroup.insert(out.simdsPerGroup.begin() + dim, 1);
+  for (int& d : out.order)
+    if (d >= dim) ++d;
+  out.order.push_back(dim);
+  return out;
+}
+
+// A reshape that only removes and inserts dimensions of extent 1: the
+// layout with `from`'s unit dimensions dropped (each must have one element,
+// lane and SIMD group) and `to`'s inserted. Null otherwise.
+std::optional<BlockedLayout> reshapeUnitDimensions(BlockedLayout b, const std::vector<int64_t>& from,
+                                                   const std::vector<int64_t>& to) {
+  auto withoutUnits = [](const std::vector<int64_t>& shape) {
+    std::vector<int64_t> kept;
+    for (int64_t e : shape)
+      if (e != 1) kept.push_back(e);
+    return kept;
+  };
+  if (withoutUnits(from) != withoutUnits(to)) return std::nullopt;
+  for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
+    if (from[d] != 1) continue;
+    if (b.sizePerThread[d] != 1 || b.lanesPerSimd[d] != 1 || b.simdsPerGroup[d] != 1) return std::nullopt;
+    b = dropDimension(b, d);
+  }
+  for (int d = 0; d < static_cast<int>(to.size()); ++d)
+    if (to[d] == 1) b = insertUnitDimension(b, d);
+  return b;
+}
 }  // namespace
 
 LayoutPtr DistributedLayout::slice(const LayoutPtr& parent, int dim) {
@@ -162,6 +197,7 @@ std::optional<BlockedLayout> splitDimension(const BlockedLayout& b, int d, int64
 LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
   if (!layout->isBlocked() || from.empty() || to.empty()) return nullptr;
   const BlockedLayout& b = layout->blockedParams();
+  if (std::optional<BlockedLayout> units = reshapeUnitDimensions(b, from, to)) return DistributedLayout::blocked(*units);
   int last = b.rank() - 1;
   // The last dimension split into two or more (a flat block reshaped into
   // groups): one split at a time, the last new dimension first.
