@@ -225,11 +225,12 @@ TEST(DistributedLayout, ReshapeLayoutKeepsEveryRegister) {
 }
 
 // Merging any two neighbouring dimensions: where a layout comes back (the
-// first held only as repetitions), every register keeps its element. Half
+// first held only as repetitions, or whole runs of the second in each
+// thread), every register keeps its element. Half
 // the trials move the first dimension's run, lanes and SIMD groups to the
 // second, and half put it right after the second in order, so that the
 // merge applies often.
-TEST(DistributedLayout, ReshapeLayoutMergingARepeatedDimensionKeepsEveryRegister) {
+TEST(DistributedLayout, ReshapeLayoutMergingNeighbouringDimensionsKeepsEveryRegister) {
   std::mt19937 rng(53);
   int found = 0;
   for (int trial = 0; trial < 1000; ++trial) {
@@ -264,6 +265,12 @@ TEST(DistributedLayout, ReshapeLayoutMergingARepeatedDimensionKeepsEveryRegister
   const LayoutPtr merged = reshapeLayout(blocks, {2, 32, 64}, {64, 64});
   ASSERT_NE(merged, nullptr);
   EXPECT_EQ(merged->str(), "blocked{spt=[1,8], lanes=[4,8], simds=[4,1], order=[1,0]}");
+  // Whole runs of a middle dimension merged into the one before it.
+  const LayoutPtr runs = DistributedLayout::blocked({{1, 4, 2}, {4, 1, 8}, {2, 1, 2}, {2, 1, 0}});
+  const LayoutPtr longer = reshapeLayout(runs, {8, 4, 16}, {32, 16});
+  ASSERT_NE(longer, nullptr);
+  EXPECT_EQ(longer->str(), "blocked{spt=[4,2], lanes=[4,8], simds=[2,2], order=[1,0]}");
+  ASSERT_NO_FATAL_FAILURE(expectSameElements(runs, {8, 4, 16}, longer, {32, 16}));
 }
 
 // Removing a dimension of extent 1 that holds one element, lane and SIMD

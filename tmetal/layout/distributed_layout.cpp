@@ -214,39 +214,30 @@ LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& fro
     }
     return DistributedLayout::blocked(cur);
   }
-  // Two dimensions merged where the first is only repeated (one element,
-  // lane and SIMD group along it), its repetitions next in order after the
-  // second's registers, and the layout's tile along the second does not
-  // exceed it: the merged dimension is the second's tile, repeated the
-  // first's extent times as often (a [2, 32, 64] block reshaped to [64, 64]).
+  // Two neighbouring dimensions merged, the first next in order after the
+  // second (its registers and repetitions come right after the second's):
+  // where the first is only repeated (one element, lane and SIMD group along
+  // it) and the layout's tile along the second does not exceed it, the
+  // merged dimension is the second's tile repeated the first's extent times
+  // as often (a [2, 32, 64] block reshaped to [64, 64]); where each thread
+  // holds whole runs of the second, the runs grow by the first's.
   const auto position = [&](int dim) { return std::find(b.order.begin(), b.order.end(), dim) - b.order.begin(); };
   if (to.size() + 1 == from.size())
     for (int d = 0; d < last; ++d) {
       bool merges = to[d] == from[d] * from[d + 1] && position(d) == position(d + 1) + 1;
       for (int k = 0; k < d; ++k) merges = merges && to[k] == from[k];
       for (int k = d + 2; k <= last; ++k) merges = merges && to[k - 1] == from[k];
-      if (merges && b.sizePerThread[d] == 1 && b.lanesPerSimd[d] == 1 && b.simdsPerGroup[d] == 1 &&
+      if (!merges) continue;
+      if (b.sizePerThread[d] == 1 && b.lanesPerSimd[d] == 1 && b.simdsPerGroup[d] == 1 &&
           int64_t{b.sizePerThread[d + 1]} * b.lanesPerSimd[d + 1] * b.simdsPerGroup[d + 1] <= from[d + 1])
         return DistributedLayout::blocked(dropDimension(b, d));
+      if (b.sizePerThread[d + 1] == from[d + 1] && b.lanesPerSimd[d + 1] == 1 && b.simdsPerGroup[d + 1] == 1) {
+        BlockedLayout runs = b;
+        runs.sizePerThread[d] *= b.sizePerThread[d + 1];
+        runs.sizePerThread[d + 1] = 1;
+        return DistributedLayout::blocked(dropDimension(runs, d + 1));
+      }
     }
-  if (b.order[0] != last) return nullptr;
-  auto prefixEquals = [&](size_t n) {
-    for (size_t d = 0; d < n; ++d)
-      if (from[d] != to[d]) return false;
-    return true;
-  };
-  if (to.size() + 1 == from.size() && last >= 1 && prefixEquals(to.size() - 1) &&
-      to.back() == from[last - 1] * from[last]) {
-    // Merge: a thread holds whole runs of the last dimension, and the one
-    // before it comes next in order.
-    if (b.sizePerThread[last] != from[last] || b.lanesPerSimd[last] != 1 || b.simdsPerGroup[last] != 1 ||
-        b.order.size() < 2 || b.order[1] != last - 1)
-      return nullptr;
-    BlockedLayout runs = b;
-    runs.sizePerThread[last - 1] *= b.sizePerThread[last];
-    runs.sizePerThread[last] = 1;
-    return DistributedLayout::blocked(dropDimension(runs, last));
-  }
   return nullptr;
 }
 
