@@ -6,7 +6,7 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
                                                      const std::string& elementType, int elementBytes, int64_t count,
                                                      const std::string& purpose, bool insideLoop) {
   const int64_t bytes = roundedBytes(count, elementBytes);
-  ThreadgroupBuffer buffer{name, elementType, elementBytes, count, bytes, purpose, "", &op, !insideLoop};
+  ThreadgroupBuffer buffer{name, elementType, count, bytes, purpose, "", &op, !insideLoop};
   if (total_ + bytes <= limit_) {
     total_ += bytes;
     buffers_.push_back(std::move(buffer));

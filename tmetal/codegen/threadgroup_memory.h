@@ -15,7 +15,6 @@ namespace tmetal::codegen {
 struct ThreadgroupBuffer {
   std::string name;
   std::string elementType;  // as the emitter spells it
-  int elementBytes = 0;
   int64_t count = 0;        // elements
   int64_t bytes = 0;        // rounded up to 16; 0 for a buffer in another's memory
   std::string purpose;      // "reduction partials of ...", for the metadata

@@ -32,7 +32,7 @@ BlockedLayout dropDimension(const BlockedLayout& b, int dim) {
 }
 
 // The blocked layout with a new dimension `dim` of one element, lane and
-// SIMD group, slowest in order.
+// SIMD group, slowest in order (it never varies).
 BlockedLayout insertUnitDimension(const BlockedLayout& b, int dim) {
   BlockedLayout out = b;
   out.sizePerThread.insert(out.sizePerThread.begin() + dim, 1);
@@ -42,6 +42,12 @@ BlockedLayout insertUnitDimension(const BlockedLayout& b, int dim) {
     if (d >= dim) ++d;
   out.order.push_back(dim);
   return out;
+}
+
+// Whether a thread holds one element of dimension `dim` in one lane and one
+// SIMD group: along it the layout only repeats.
+bool onlyRepeatedAlong(const BlockedLayout& b, int dim) {
+  return b.sizePerThread[dim] == 1 && b.lanesPerSimd[dim] == 1 && b.simdsPerGroup[dim] == 1;
 }
 
 // A reshape that only removes and inserts dimensions of extent 1: the
@@ -58,7 +64,7 @@ std::optional<BlockedLayout> reshapeUnitDimensions(BlockedLayout b, const std::v
   if (withoutUnits(from) != withoutUnits(to)) return std::nullopt;
   for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
     if (from[d] != 1) continue;
-    if (b.sizePerThread[d] != 1 || b.lanesPerSimd[d] != 1 || b.simdsPerGroup[d] != 1) return std::nullopt;
+    if (!onlyRepeatedAlong(b, d)) return std::nullopt;
     b = dropDimension(b, d);
   }
   for (int d = 0; d < static_cast<int>(to.size()); ++d)
@@ -73,7 +79,7 @@ LayoutPtr DistributedLayout::slice(const LayoutPtr& parent, int dim) {
                        " layout");
   if (parent->isBlocked()) {
     const BlockedLayout& b = parent->root_;
-    if (b.sizePerThread[dim] == 1 && b.lanesPerSimd[dim] == 1 && b.simdsPerGroup[dim] == 1)
+    if (onlyRepeatedAlong(b, dim))
       return blocked(dropDimension(b, dim));
   }
   auto l = std::make_shared<DistributedLayout>();
@@ -103,19 +109,7 @@ bool sameLayout(const LayoutPtr& a, const LayoutPtr& b) {
 
 LayoutPtr insertDimension(const LayoutPtr& layout, int dim) {
   if (layout->isSlice() && layout->sliceDim() == dim) return layout->parent();
-  if (layout->isBlocked()) {
-    const BlockedLayout& b = layout->blockedParams();
-    BlockedLayout out;
-    out.sizePerThread = b.sizePerThread;
-    out.lanesPerSimd = b.lanesPerSimd;
-    out.simdsPerGroup = b.simdsPerGroup;
-    out.sizePerThread.insert(out.sizePerThread.begin() + dim, 1);
-    out.lanesPerSimd.insert(out.lanesPerSimd.begin() + dim, 1);
-    out.simdsPerGroup.insert(out.simdsPerGroup.begin() + dim, 1);
-    for (int d : b.order) out.order.push_back(d >= dim ? d + 1 : d);
-    out.order.push_back(dim);  // slowest: it never varies
-    return DistributedLayout::blocked(out);
-  }
+  if (layout->isBlocked()) return DistributedLayout::blocked(insertUnitDimension(layout->blockedParams(), dim));
   // A slice of some other dimension: slice the parent after inserting the
   // new dimension into it.
   int sliced = layout->sliceDim();
@@ -228,7 +222,7 @@ LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& fro
       for (int k = 0; k < d; ++k) merges = merges && to[k] == from[k];
       for (int k = d + 2; k <= last; ++k) merges = merges && to[k - 1] == from[k];
       if (!merges) continue;
-      if (b.sizePerThread[d] == 1 && b.lanesPerSimd[d] == 1 && b.simdsPerGroup[d] == 1 &&
+      if (onlyRepeatedAlong(b, d) &&
           int64_t{b.sizePerThread[d + 1]} * b.lanesPerSimd[d + 1] * b.simdsPerGroup[d + 1] <= from[d + 1])
         return DistributedLayout::blocked(dropDimension(b, d));
       if (b.sizePerThread[d + 1] == from[d + 1] && b.lanesPerSimd[d + 1] == 1 && b.simdsPerGroup[d + 1] == 1) {

@@ -72,8 +72,9 @@ LayoutPtr dropPairDimension(const LayoutPtr& layout);
 // tt.reshape on a layout, where it keeps every register where it is:
 // merging two neighbouring dimensions, the first next in order after the
 // second, when each thread holds whole runs of the second or the first is
-// only repeated; removing or inserting dimensions of extent 1; or splitting the last dimension into two or more (a flat block
-// reshaped into groups), its thread's run, lanes, SIMD groups and
+// only repeated; removing or inserting dimensions of extent 1; or splitting
+// the last dimension into two or more (a flat block reshaped into groups),
+// its thread's run, lanes, SIMD groups and
 // repetitions going to the last new dimension first, wherever the layout's
 // tile along it does not exceed its extent. Null otherwise: the reshape
 // then goes through threadgroup memory.
