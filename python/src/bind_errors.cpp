@@ -42,6 +42,17 @@ namespace {
 void translateCompileError(const std::exception_ptr& p, void*) {
   try {
     std::rethrow_exception(p);
+  } catch (const ResourceLimitError& e) {
+    try {
+      nb::object cls = nb::module_::import_("triton_metal.errors").attr("OutOfResourcesError");
+      nb::object instance = cls(e.what(), nb::arg("file") = e.pos().file, nb::arg("line") = e.pos().line,
+                                nb::arg("col") = e.pos().col, nb::arg("reason") = e.message(),
+                                nb::arg("resource") = e.resource(), nb::arg("required") = e.required(),
+                                nb::arg("limit") = e.limit());
+      PyErr_SetObject(cls.ptr(), instance.ptr());
+    } catch (nb::python_error& pending) {
+      pending.restore();  // an import failure becomes the pending exception
+    }
   } catch (const CompileError& e) {
     try {
       raiseTmetalError("CompileError", e.what(), e.pos().file, e.pos().line, e.pos().col, e.message());

@@ -168,9 +168,12 @@ class MetalOptions:
         if not isinstance(self.num_warps, int) or self.num_warps <= 0 or self.num_warps & (self.num_warps - 1):
             raise ValueError(f"num_warps must be a power of 2, got {self.num_warps!r}")
         if self.num_warps * SIMD_WIDTH > MAX_THREADS_PER_THREADGROUP:
-            raise ValueError(f"num_warps={self.num_warps} gives {self.num_warps * SIMD_WIDTH} threads per threadgroup; "
-                             f"Apple GPUs allow at most {MAX_THREADS_PER_THREADGROUP} (num_warps <= "
-                             f"{MAX_THREADS_PER_THREADGROUP // SIMD_WIDTH})")
+            # Triton's OutOfResources too: triton.autotune drops such a config.
+            raise errors.OutOfResourcesError(
+                f"invalid option for the tmetal backend: num_warps={self.num_warps} gives "
+                f"{self.num_warps * SIMD_WIDTH} threads per threadgroup; Apple GPUs allow at most "
+                f"{MAX_THREADS_PER_THREADGROUP} (num_warps <= {MAX_THREADS_PER_THREADGROUP // SIMD_WIDTH})",
+                resource="threads", required=self.num_warps * SIMD_WIDTH, limit=MAX_THREADS_PER_THREADGROUP)
         if self.num_ctas != 1:
             raise ValueError(f"num_ctas={self.num_ctas}: thread-block clusters are a CUDA feature; Metal runs "
                              "num_ctas=1")
@@ -390,5 +393,4 @@ def locate_in_user_source(error: errors.TmetalError, ttir_text: str, ttir_name: 
     if position is None:
         return error
     message = f"{position}: error: {error.reason} (TTIR line {error.line})"
-    return type(error)(message, file=position.file, line=position.line, col=position.col, reason=error.reason,
-                       kernel=error.kernel)
+    return error.copy_with(message, file=position.file, line=position.line, col=position.col)

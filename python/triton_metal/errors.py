@@ -7,6 +7,8 @@ in the plugin is allowed to crash the interpreter instead.
 """
 from __future__ import annotations
 
+from triton.runtime.errors import OutOfResources
+
 
 class TmetalError(RuntimeError):
     """Base class of every error triton_metal raises.
@@ -38,20 +40,57 @@ class TmetalError(RuntimeError):
                 text += f":{self.col}"
         return text
 
+    def _fields(self) -> dict:
+        """The keyword attributes a copy keeps (subclasses add theirs)."""
+        return {"file": self.file, "line": self.line, "col": self.col, "reason": self.reason, "kernel": self.kernel}
+
+    def copy_with(self, message: str, **changes) -> "TmetalError":
+        """The same error with another message (and any attributes changed)."""
+        return type(self)(message, **{**self._fields(), **changes})
+
+    def __str__(self) -> str:
+        return self.args[0] if self.args else ""
+
     def __reduce__(self):
         # Triton deep-copies exceptions it caches (CompiledKernel._init_handles),
         # and multiprocessing pickles them: keep the keyword attributes.
-        return (_rebuild, (type(self), str(self), self.file, self.line, self.col, self.reason, self.kernel))
+        return (_rebuild, (type(self), str(self), self._fields()))
 
 
-def _rebuild(cls, message, file, line, col, reason, kernel):
-    return cls(message, file=file, line=line, col=col, reason=reason, kernel=kernel)
+def _rebuild(cls, message, fields):
+    return cls(message, **fields)
 
 
 class CompileError(TmetalError):
     """The kernel cannot be compiled: unsupported or malformed TTIR, a code
     generation limit, or the emulator's C++ compiler rejecting the MSL. The
     message starts with the user's `file:line:col` when the TTIR had it."""
+
+
+class OutOfResourcesError(CompileError, OutOfResources):
+    """The kernel needs more of a threadgroup's resources than the GPU has:
+    threadgroup memory (Triton's "shared memory") or threads (num_warps).
+    Also Triton's OutOfResources, so that triton.autotune drops such a config
+    and times the others, as it does on NVIDIA. The message ends with
+    Triton's own wording ("out of resource: shared memory, Required: ...").
+
+    Attributes (besides CompileError's): name, Triton's name of the resource
+    ("shared memory" or "threads"); required and limit, in bytes or threads."""
+
+    _TRITON_NAMES = {"threadgroup memory": "shared memory", "threads": "threads"}
+
+    def __init__(self, message: str, *, resource: str, required: int, limit: int, **fields):
+        self.name = self._TRITON_NAMES.get(resource, resource)
+        self.required = required
+        self.limit = limit
+        triton_words = f"out of resource: {self.name}, Required: {required}, Hardware limit: {limit}"
+        if triton_words not in message:
+            message = f"{message} ({triton_words})"
+        super().__init__(message, **fields)
+
+    def _fields(self) -> dict:
+        resource = next((r for r, name in self._TRITON_NAMES.items() if name == self.name), self.name)
+        return {**super()._fields(), "resource": resource, "required": self.required, "limit": self.limit}
 
 
 class LaunchError(TmetalError, ValueError):
@@ -88,4 +127,4 @@ def with_kernel(error: TmetalError, kernel: str) -> TmetalError:
     if f"'{kernel}'" not in message:
         where = f" at {error.location}" if error.location and error.location not in message else ""
         message = f"{message}\n  in Triton kernel '{kernel}'{where}"
-    return type(error)(message, file=error.file, line=error.line, col=error.col, reason=error.reason, kernel=kernel)
+    return error.copy_with(message, kernel=kernel)

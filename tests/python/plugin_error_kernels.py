@@ -33,6 +33,20 @@ def wide_atomic_kernel(counter_ptr, x_ptr):
 
 
 @triton.jit
+def transpose_tiles_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """out = x.T for an n x n float32 x, a BLOCK x BLOCK tile a program. The
+    transposed tile is flattened, which moves it through threadgroup memory:
+    BLOCK * BLOCK * 4 bytes (64 KB at BLOCK=128, past Apple's 32 KB)."""
+    i, j = tl.program_id(0), tl.program_id(1)
+    rows = i * BLOCK + tl.arange(0, BLOCK)
+    cols = j * BLOCK + tl.arange(0, BLOCK)
+    tile = tl.load(x_ptr + rows[:, None] * n + cols[None, :])
+    flat = tl.reshape(tl.trans(tile), (BLOCK * BLOCK, ))  # MARK:flatten
+    k = tl.arange(0, BLOCK * BLOCK)
+    tl.store(out_ptr + (j * BLOCK + k // BLOCK) * n + i * BLOCK + k % BLOCK, flat)
+
+
+@triton.jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

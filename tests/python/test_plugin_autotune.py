@@ -75,3 +75,27 @@ def test_specialization_divisibility_by_16_compiles_separate_kernels(codegen_emu
         np.testing.assert_array_equal(out, x + 1)
         divisible = "tt.divisibility = 16" in kernel.asm["ttir"].split("%n")[1].split(")")[0]
         assert divisible == (n % 16 == 0)
+
+
+def test_autotune_drops_configs_past_the_hardware(codegen_emulator):
+    # As on NVIDIA: a config that needs more threadgroup memory or threads
+    # than the GPU has raises Triton's OutOfResources, which the autotuner
+    # catches; it times the others and picks one of them.
+    import plugin_error_kernels as bad
+    from triton.runtime.errors import OutOfResources
+
+    seen = []
+    fits = triton.Config({"BLOCK": 64}, num_warps=4)
+    configs = [triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 64}, num_warps=64), fits]
+    tuned = triton.autotune(configs=configs, key=["n"],
+                            post_hook=lambda *args, exception: seen.append(exception))(bad.transpose_tiles_kernel)
+    n = 128
+    x = np.arange(n * n, dtype=np.float32).reshape(n, n)
+    out = np.zeros_like(x)
+    tuned[lambda meta: (n // meta["BLOCK"], n // meta["BLOCK"])](triton_metal.tensor(x), triton_metal.tensor(out), n)
+    np.testing.assert_array_equal(out, x.T)
+    assert tuned.best_config is fits
+    assert [t[0] == float("inf") for t in (tuned.configs_timings[c] for c in configs)] == [True, True, False]
+    problems = sorted((e.name, e.required, e.limit) for e in seen if e is not None)
+    assert problems == [("shared memory", 65536, 32768), ("threads", 2048, 1024)]
+    assert all(isinstance(e, (OutOfResources, type(None))) for e in seen)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from triton.runtime.errors import OutOfResources
 
-from triton_metal import CompileError, compiler
+from triton_metal import CompileError, OutOfResourcesError, compiler
 from triton_metal.compiler import MetalBackend, MetalOptions, canonical_layout, make_target, parse_arch
 
 JIT_DEFAULT_KWARGS = {"debug": False, "instrumentation_mode": ""}  # what Triton's JIT always passes
@@ -67,6 +68,17 @@ def test_bad_environment_flag_is_an_error(backend, monkeypatch):
 def test_invalid_options_are_compile_errors(backend, opts, message):
     with pytest.raises(CompileError, match=message):
         backend.parse_options(opts)
+
+
+def test_too_many_warps_are_out_of_resources(backend):
+    with pytest.raises(OutOfResourcesError) as info:
+        backend.parse_options({"num_warps": 64})
+    error = info.value
+    assert isinstance(error, OutOfResources)
+    assert (error.name, error.required, error.limit) == ("threads", 2048, 1024)
+    assert str(error) == ("invalid option for the tmetal backend: num_warps=64 gives 2048 threads per threadgroup; "
+                          "Apple GPUs allow at most 1024 (num_warps <= 32) "
+                          "(out of resource: threads, Required: 2048, Hardware limit: 1024)")
 
 
 @pytest.mark.parametrize("spelling, name", [("coalesced", "COALESCED"), ("8", "COALESCED"), (4, "TILED"),

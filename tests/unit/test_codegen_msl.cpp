@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "tmetal/codegen/compile_kernel.h"
 #include "tmetal/codegen/kernel_lowering.h"
@@ -48,6 +49,18 @@ CompileError compileError(const std::string& ttir, codegen::CompileOptions optio
   }
   ADD_FAILURE() << "expected a CompileError";
   return CompileError("none");
+}
+
+// The resource, required amount and limit of the ResourceLimitError that
+// compiling `ttir` throws ("" when it throws none).
+std::tuple<std::string, int64_t, int64_t> resourceLimit(const std::string& ttir, codegen::CompileOptions options = {}) {
+  try {
+    compileText(ttir, options);
+  } catch (const ResourceLimitError& e) {
+    return {e.resource(), e.required(), e.limit()};
+  } catch (const CompileError&) {
+  }
+  return {"", 0, 0};
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -124,6 +137,9 @@ TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {
   EXPECT_EQ(e.message(),
             "'tt.reshape': needs 65536 bytes of threadgroup memory (65536 in total), more than the 32768 bytes a "
             "threadgroup has on Generic Apple GPU (M1-class baseline)");
+  // Its own kind, which the plugin raises as Triton's OutOfResources.
+  EXPECT_EQ(resourceLimit(kReshapeTooBig), std::make_tuple(std::string("threadgroup memory"), int64_t{65536},
+                                                           int64_t{32768}));
 }
 
 TEST(CodegenMsl, AReshapeUndoneBeforeItsStoreStagesNothing) {
@@ -223,6 +239,7 @@ TEST(CodegenErrors, TooManyThreadsPerThreadgroup) {
   EXPECT_EQ(e.pos().str(), "hist.py:3");
   EXPECT_EQ(e.message(), "'tt.func' @hist: num_warps 64 gives 2048 threads per threadgroup, more than the 1024 of "
                          "Generic Apple GPU (M1-class baseline)");
+  EXPECT_EQ(resourceLimit(kHistogram, options), std::make_tuple(std::string("threads"), int64_t{2048}, int64_t{1024}));
 }
 
 TEST(CodegenErrors, MoreThreadgroupsPerCoreThanTheCoreHolds) {

@@ -36,10 +36,11 @@ std::string why(ir::ScalarKind k, const hw::HardwareProfile& p) {
 void checkKernelFitsTarget(const ir::Function& fn, const hw::HardwareProfile& profile, int numWarps) {
   int64_t threads = static_cast<int64_t>(numWarps) * profile.simdWidth;
   if (threads > profile.maxThreadsPerThreadgroup)
-    throw CompileError(fn.loc().userPos(), "'tt.func' @" + fn.name() + ": num_warps " + std::to_string(numWarps) +
-                                               " gives " + std::to_string(threads) +
-                                               " threads per threadgroup, more than the " +
-                                               std::to_string(profile.maxThreadsPerThreadgroup) + " of " + profile.name);
+    throw ResourceLimitError(fn.loc().userPos(),
+                             "'tt.func' @" + fn.name() + ": num_warps " + std::to_string(numWarps) + " gives " +
+                                 std::to_string(threads) + " threads per threadgroup, more than the " +
+                                 std::to_string(profile.maxThreadsPerThreadgroup) + " of " + profile.name,
+                             "threads", threads, profile.maxThreadsPerThreadgroup);
   for (size_t i = 0; i < fn.numArguments(); ++i) {
     const ir::Value* a = fn.argument(i);
     for (ir::ScalarKind k : {ir::ScalarKind::F64, ir::ScalarKind::BF16}) {

@@ -1,5 +1,7 @@
 #include "tmetal/codegen/threadgroup_memory.h"
 
+#include "tmetal/support/diagnostic.h"
+
 namespace tmetal::codegen {
 
 const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, const std::string& name,
@@ -17,10 +19,14 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
     std::string held;
     for (const ThreadgroupBuffer& b : buffers_)
       if (b.sharesWith.empty()) held += std::string(held.empty() ? "" : "; ") + std::to_string(b.bytes) + " for " + b.purpose;
-    op.fail("needs " + std::to_string(bytes) + " bytes of threadgroup memory (" + std::to_string(total_ + bytes) +
-            " in total), more than the " + std::to_string(limit_) + " bytes a threadgroup has on " + hardware_ +
+    throw ResourceLimitError(
+        op.loc().userPos(),
+        "'" + op.name() + "': needs " + std::to_string(bytes) + " bytes of threadgroup memory (" +
+            std::to_string(total_ + bytes) + " in total), more than the " + std::to_string(limit_) +
+            " bytes a threadgroup has on " + hardware_ +
             (held.empty() ? std::string()
-                          : "; no buffer of an earlier op outside loops can lend it that much (held: " + held + ")"));
+                          : "; no buffer of an earlier op outside loops can lend it that much (held: " + held + ")"),
+        "threadgroup memory", total_ + bytes, limit_);
   }
   buffer.sharesWith = host->name;
   buffer.bytes = 0;

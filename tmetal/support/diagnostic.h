@@ -4,6 +4,7 @@
 // non-zero instead of crashing.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +31,25 @@ class CompileError : public std::runtime_error {
  private:
   SourcePos pos_;
   std::string message_;
+};
+
+// A kernel that needs more of a hardware resource than a threadgroup has
+// (threadgroup memory, threads). Kept apart from other CompileErrors so that
+// the Python plugin can raise it as Triton's OutOfResources, which
+// triton.autotune catches to drop the config instead of failing.
+class ResourceLimitError : public CompileError {
+ public:
+  ResourceLimitError(SourcePos pos, const std::string& message, std::string resource, int64_t required, int64_t limit)
+      : CompileError(std::move(pos), message), resource_(std::move(resource)), required_(required), limit_(limit) {}
+
+  const std::string& resource() const { return resource_; }  // "threadgroup memory" or "threads"
+  int64_t required() const { return required_; }
+  int64_t limit() const { return limit_; }
+
+ private:
+  std::string resource_;
+  int64_t required_;
+  int64_t limit_;
 };
 
 // Formats "pos: error: message" (or "error: message" when pos is unknown).
