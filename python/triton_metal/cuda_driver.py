@@ -22,6 +22,11 @@ are synchronous: the launcher waits for the device (cuCtxSynchronize) before
 `kernel[grid](...)` returns, so a kernel fault is reported at its launch.
 `triton.testing.do_bench` works with torch.cuda's events; the times include
 that synchronization (microseconds), which matters only for tiny kernels.
+On a stream being captured into a CUDA graph (`torch.cuda.graph`,
+`triton.testing.do_bench_cudagraph`, `triton.autotune(use_cuda_graph=True)`)
+a launch is recorded without waiting, as with Triton's own launcher; kernels
+that print or assert cannot be captured (their output is read back after
+each launch) and say so.
 
 The grid is Triton's: gridX x gridY x gridZ CUDA blocks of
 num_warps x 32 threads, one block per Metal threadgroup.

@@ -136,6 +136,40 @@ def test_do_bench_times_a_kernel(cuda_driver):
     print(f"vector_add_f32 ({n} elements) through the CUDA validation mode: {ms:.4f} ms")
 
 
+def test_launches_are_captured_into_cuda_graphs(cuda_driver):
+    # torch.cuda.graph records the launches (the launcher does not wait for a
+    # capturing stream); each replay runs them again.
+    case = suite.get_case("vector_add_f32")
+    n = 1 << 20
+    x = torch.rand(n, device="cuda")
+    y = torch.rand(n, device="cuda")
+    out = torch.zeros_like(x)
+    block = case.constexprs["BLOCK_SIZE"]
+    grid = (triton.cdiv(n, block), )
+    case.kernel[grid](x, y, out, n, BLOCK_SIZE=block)  # compiled before the capture, as do_bench_cudagraph does
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        case.kernel[grid](x, out, out, n, BLOCK_SIZE=block)  # out += x
+    out.zero_()
+    for _ in range(3):
+        graph.replay()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, 3 * x)
+    ms = triton.testing.do_bench_cudagraph(lambda: case.kernel[grid](x, y, out, n, BLOCK_SIZE=block), rep=20)
+    assert ms > 0
+    torch.testing.assert_close(out, x + y)
+
+
+def test_printing_kernels_are_not_captured(cuda_driver):
+    values = torch.arange(128, dtype=torch.int32, device="cuda")
+    language.print_kernel[(1, )](values, BLOCK=128, HEX=False)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with pytest.raises(errors.TmetalError, match="prints or asserts, .* cannot be captured into a CUDA graph"):
+        with torch.cuda.graph(graph):
+            language.print_kernel[(1, )](values, BLOCK=128, HEX=False)
+
+
 # The randomized reductions, scans, dots and shape operations (the same
 # fixed cases as on the emulator), on the GPU: 32 lanes in lock step, real
 # barriers and shuffles.

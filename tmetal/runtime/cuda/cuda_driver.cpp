@@ -65,6 +65,7 @@ Loaded* load() {
   bind(a.launchKernel, {"cuLaunchKernel"});
   bind(a.eventCreate, {"cuEventCreate"});
   bind(a.eventRecord, {"cuEventRecord"});
+  bind(a.streamIsCapturing, {"cuStreamIsCapturing"});
   bind(a.eventSynchronize, {"cuEventSynchronize"});
   bind(a.eventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
   bind(a.eventDestroy, {"cuEventDestroy_v2"});

@@ -66,6 +66,8 @@ struct Api {
                            void**, void**) = nullptr;
   CUresult (*eventCreate)(CUevent*, unsigned) = nullptr;
   CUresult (*eventRecord)(CUevent, CUstream) = nullptr;
+  // Writes a CUstreamCaptureStatus: 0 none, 1 active, 2 invalidated.
+  CUresult (*streamIsCapturing)(CUstream, int*) = nullptr;
   CUresult (*eventSynchronize)(CUevent) = nullptr;
   CUresult (*eventElapsedTime)(float*, CUevent, CUevent) = nullptr;
   CUresult (*eventDestroy)(CUevent) = nullptr;

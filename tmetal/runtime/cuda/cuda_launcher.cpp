@@ -384,10 +384,22 @@ void launchOnStream(const CudaKernel& kernel, const std::vector<LaunchArg>& args
       throw CudaError("launchOnStream: argument " + std::to_string(i) + " of kernel '" +
                       kernel.metadata().kernelName + "' is host memory; pass device memory");
   bindContext(kernel.options().device);
+  const CUstream cuStream = reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream));
+  // A stream being captured into a CUDA graph (torch.cuda.graph,
+  // triton.testing.do_bench_cudagraph) records the launch: nothing may wait
+  // for the device, which would end the capture, and nothing runs yet.
+  int captureStatus = 0;
+  check(api().streamIsCapturing(cuStream, &captureStatus), "cuStreamIsCapturing");
+  const bool capturing = captureStatus != 0;
+  if (capturing && kernel.metadata().takesDebugBuffer())
+    throw CudaError("kernel '" + kernel.metadata().kernelName +
+                    "' prints or asserts, which reads its debug buffer back after every launch: it cannot be "
+                    "captured into a CUDA graph");
   PreparedArguments prepared(kernel, args);
   if (static_cast<uint64_t>(grid[0]) * grid[1] * grid[2] == 0) return;
   checkGrid(kernel, grid);
-  launchOnce(kernel, grid, prepared.params(), reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream)));
+  launchOnce(kernel, grid, prepared.params(), cuStream);
+  if (capturing) return;
   synchronize(kernel);
   prepared.reportDebugBuffer();
 }

@@ -164,7 +164,10 @@ void launch(const CudaKernel& kernel, const std::vector<LaunchArg>& args, std::a
 // deviceBuffer) and scalars, enqueued on `stream` (a CUstream handle; 0 is
 // the legacy default stream), e.g. PyTorch's current stream. Host buffers are
 // refused. Synchronous: waits for the context (cuCtxSynchronize) before it
-// returns, so kernel faults surface here. Throws as launch() does.
+// returns, so kernel faults surface here. Throws as launch() does. On a
+// stream being captured into a CUDA graph the launch is only recorded (no
+// wait; a kernel that prints or asserts is refused: its debug buffer is read
+// back after each launch).
 void launchOnStream(const CudaKernel& kernel, const std::vector<LaunchArg>& args, std::array<uint32_t, 3> grid,
                     unsigned long long stream);
 
