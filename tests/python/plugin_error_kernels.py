@@ -36,7 +36,8 @@ def wide_atomic_kernel(counter_ptr, x_ptr):
 def transpose_tiles_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     """out = x.T for an n x n float32 x, a BLOCK x BLOCK tile a program. The
     transposed tile is flattened, which moves it through threadgroup memory:
-    BLOCK * BLOCK * 4 bytes (64 KB at BLOCK=128, past Apple's 32 KB)."""
+    BLOCK * BLOCK * 4 bytes, in pieces where that is past Apple's 32 KB (up
+    to 16 of them: 1 MB at BLOCK=512 is refused)."""
     i, j = tl.program_id(0), tl.program_id(1)
     rows = i * BLOCK + tl.arange(0, BLOCK)
     cols = j * BLOCK + tl.arange(0, BLOCK)

@@ -86,16 +86,17 @@ def test_autotune_drops_configs_past_the_hardware(codegen_emulator):
 
     seen = []
     fits = triton.Config({"BLOCK": 64}, num_warps=4)
-    configs = [triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 64}, num_warps=64), fits]
+    configs = [triton.Config({"BLOCK": 512}, num_warps=4), triton.Config({"BLOCK": 64}, num_warps=64), fits]
     tuned = triton.autotune(configs=configs, key=["n"],
                             post_hook=lambda *args, exception: seen.append(exception))(bad.transpose_tiles_kernel)
     n = 128
     x = np.arange(n * n, dtype=np.float32).reshape(n, n)
     out = np.zeros_like(x)
-    tuned[lambda meta: (n // meta["BLOCK"], n // meta["BLOCK"])](triton_metal.tensor(x), triton_metal.tensor(out), n)
+    grid = lambda meta: (triton.cdiv(n, meta["BLOCK"]), triton.cdiv(n, meta["BLOCK"]))
+    tuned[grid](triton_metal.tensor(x), triton_metal.tensor(out), n)
     np.testing.assert_array_equal(out, x.T)
     assert tuned.best_config is fits
     assert [t[0] == float("inf") for t in (tuned.configs_timings[c] for c in configs)] == [True, True, False]
     problems = sorted((e.name, e.required, e.limit) for e in seen if e is not None)
-    assert problems == [("shared memory", 65536, 32768), ("threads", 2048, 1024)]
+    assert problems == [("shared memory", 1048576, 32768), ("threads", 2048, 1024)]
     assert all(isinstance(e, (OutOfResources, type(None))) for e in seen)

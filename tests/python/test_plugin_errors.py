@@ -77,21 +77,22 @@ def test_code_generator_limits_name_kernel_file_and_line(codegen_emulator):
 
 
 def test_tiles_past_the_threadgroup_memory_are_out_of_resources(codegen_emulator):
-    # Triton's OutOfResources (which triton.autotune catches) as well as a
-    # CompileError at the user's line.
-    x = triton_metal.tensor(np.zeros((128, 128), np.float32))
+    # A 512x512 float32 tile flattened (1 MB: more pieces than staging
+    # takes) is refused: Triton's OutOfResources (which triton.autotune
+    # catches) as well as a CompileError at the user's line.
+    x = triton_metal.tensor(np.zeros((512, 512), np.float32))
     with pytest.raises(errors.OutOfResourcesError) as info:
-        bad.transpose_tiles_kernel[(1, 1)](x, x, 128, BLOCK=128)
+        bad.transpose_tiles_kernel[(1, 1)](x, x, 512, BLOCK=512)
     error = info.value
     assert isinstance(error, OutOfResources) and isinstance(error, CompileError)
-    assert (error.name, error.required, error.limit) == ("shared memory", 65536, 32768)
+    assert (error.name, error.required, error.limit) == ("shared memory", 1048576, 32768)
     assert (error.file, error.line) == (bad.__file__, bad.marker_line("flatten")), str(error)
-    assert "'tt.reshape': needs 65536 bytes of threadgroup memory" in str(error)
-    assert str(error).endswith("(out of resource: shared memory, Required: 65536, Hardware limit: 32768)\n"
+    assert "'tt.reshape': needs 1048576 bytes of threadgroup memory" in str(error)
+    assert str(error).endswith("(out of resource: shared memory, Required: 1048576, Hardware limit: 32768)\n"
                                "  in Triton kernel 'transpose_tiles_kernel'"), str(error)
     for clone in (copy.deepcopy(error), pickle.loads(pickle.dumps(error))):
         assert type(clone) is errors.OutOfResourcesError and str(clone) == str(error)
-        assert (clone.name, clone.required, clone.limit, clone.line) == ("shared memory", 65536, 32768, error.line)
+        assert (clone.name, clone.required, clone.limit, clone.line) == ("shared memory", 1048576, 32768, error.line)
 
 
 def test_triton_frontend_errors_pass_through(emulator_driver):

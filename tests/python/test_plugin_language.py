@@ -550,6 +550,57 @@ def check_transposed_stores_within_the_threadgroup_memory(device: Device):
 
 
 @triton.jit
+def subtiled_dot_kernel(a_ptr, b_ptr, c_ptr, K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                        BK: tl.constexpr):
+    # Triton's test_simple_matmul with EPILOGUE_SUBTILE: the accumulator
+    # split into two column halves before it is stored.
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    halves = tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1))
+    left, right = tl.split(halves)
+    columns = tl.arange(0, BN // 2)
+    tl.store(c_ptr + rm[:, None] * BN + columns[None, :], left)
+    tl.store(c_ptr + rm[:, None] * BN + BN // 2 + columns[None, :], right)
+
+
+@triton.jit
+def flattened_transpose_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    rows, columns = tl.arange(0, N), tl.arange(0, N)
+    tile = tl.load(x_ptr + rows[:, None] * N + columns[None, :])
+    k = tl.arange(0, N * N)
+    tl.store(out_ptr + k, tl.reshape(tl.trans(tile), (N * N, )))
+
+
+def check_tiles_past_the_threadgroup_memory_in_pieces(device: Device):
+    # A split, a reshape or a conversion whose tile is more than the
+    # threadgroup memory left to it is staged in pieces of what is left: the
+    # 128x128 float32 accumulator split beside the loop's dot staging (64 KB
+    # against 16 KB left: four pieces), a transposed 128x128 tile flattened
+    # (two pieces); each had been refused.
+    rng = np.random.default_rng(17)
+    a, b = rng.integers(-4, 5, (128, 32)), rng.integers(-4, 5, (32, 128))
+    for dtype in (np.float32, np.float16):
+        c = device.put(np.zeros((128, 128), np.float32))
+        compiled = subtiled_dot_kernel[(1, )](device.put(a.astype(dtype)), device.put(b.astype(dtype)), c, K=32,
+                                              BM=128, BN=128, BK=16)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32), err_msg=str(dtype))
+        assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
+        buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+        assert any(b["purpose"].startswith("split") for b in buffers), buffers
+    x = rng.standard_normal((128, 128)).astype(np.float32)
+    out = device.put(np.zeros(128 * 128, np.float32))
+    compiled = flattened_transpose_kernel[(1, )](device.put(x), out, N=128)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), x.T.reshape(-1))
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] == 32768
+
+
+@triton.jit
 def reshaped_blocks_dot_kernel(a_ptr, b_ptr, c_ptr, TRIPS: tl.constexpr):
     # Triton's test_tensor_descriptor_reshape_matmul: [2, 32, 64] blocks of A
     # and B loaded each trip and merged into 64x64 tiles.
@@ -1231,6 +1282,7 @@ def check_device_print(device: Device):
 
 
 CHECKS = {
+    "tiles_past_the_threadgroup_memory_in_pieces": check_tiles_past_the_threadgroup_memory_in_pieces,
     "pointer_tensor_conversion": check_pointer_tensor_conversion,
     "matmul_k_loop": check_matmul_k_loop,
     "dot_loop_inside_a_loop": check_dot_loop_inside_a_loop,

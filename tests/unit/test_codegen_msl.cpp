@@ -131,15 +131,36 @@ module {
 
 }  // namespace
 
+// kReshapeTooBig with 512x512 (1 MB) instead of 128x128 (64 KB).
+std::string reshapeOf512x512() {
+  std::string text = kReshapeTooBig;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"16384", "262144"}, {"128x128", "512x512"}})
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+      text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(CodegenMsl, ATilePastTheThreadgroupMemoryIsStagedInPieces) {
+  // The transposed 128x128 tile (64 KB) flattened: in two pieces of 32 KB,
+  // each element written and read in the piece its row-major index falls in.
+  const codegen::CompiledKernel k = compileText(kReshapeTooBig);
+  EXPECT_NE(k.source.find("// reshape in 2 pieces of 8192 elements"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find("threadgroup float tg_reshape[8192];"), std::string::npos) << k.source;
+  EXPECT_EQ(count(k.source, ">> 13) == 0) tg_reshape["), 1u) << k.source;
+  EXPECT_EQ(count(k.source, ">> 13) == 1) tg_reshape["), 1u) << k.source;
+  EXPECT_EQ(count(k.source, "threadgroup_barrier"), 3u) << k.source;  // write, read, write, read
+}
+
 TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {
-  CompileError e = compileError(kReshapeTooBig);
+  // 1 MB would take more than kMaxStagingPieces pieces: refused as a whole.
+  const std::string text = reshapeOf512x512();
+  CompileError e = compileError(text);
   EXPECT_EQ(e.pos().str(), "big.py:6:12");
   EXPECT_EQ(e.message(),
-            "'tt.reshape': needs 65536 bytes of threadgroup memory (65536 in total), more than the 32768 bytes a "
+            "'tt.reshape': needs 1048576 bytes of threadgroup memory (1048576 in total), more than the 32768 bytes a "
             "threadgroup has on Generic Apple GPU (M1-class baseline)");
   // Its own kind, which the plugin raises as Triton's OutOfResources.
-  EXPECT_EQ(resourceLimit(kReshapeTooBig), std::make_tuple(std::string("threadgroup memory"), int64_t{65536},
-                                                           int64_t{32768}));
+  EXPECT_EQ(resourceLimit(text), std::make_tuple(std::string("threadgroup memory"), int64_t{1048576}, int64_t{32768}));
 }
 
 TEST(CodegenMsl, AReshapeUndoneBeforeItsStoreStagesNothing) {

@@ -463,6 +463,35 @@ class KernelLowering {
   RegisterTensor readStaged(const std::string& buffer, const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
                             const ir::Type& element, const std::string& name, int64_t scale, int64_t offset,
                             const std::function<std::string(const std::string&)>& position = {});
+  // Declares `name`, a tensor of `shape` in layout l (its registers unset).
+  RegisterTensor declareStaged(const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
+                               const ir::Type& element, const std::string& name);
+  // load(index, target) is the statement that sets each register of t (its
+  // array element `target`) from the row-major index of its element.
+  void readEachStaged(const RegisterTensor& t,
+                      const std::function<std::string(const std::string&, const std::string&)>& load);
+  // Tensors written to a staging buffer and read back: writes at
+  // buffer[row-major index * scale + offset] of their own shapes, reads
+  // likewise in the readers' layouts.
+  struct StagedWrite {
+    const RegisterTensor* tensor;
+    int64_t scale = 1, offset = 0;
+  };
+  struct StagedRead {
+    layout::LayoutPtr layout;
+    std::vector<int64_t> shape;
+    std::string name;
+    int64_t scale = 1, offset = 0;
+  };
+  // Stages `count` elements through threadgroup memory: at once where they
+  // fit, else in pieces (a power of two of them, at most kMaxStagingPieces)
+  // of what does fit, a barrier between each write and read; returns the
+  // reads. Refused, as the whole tile, where no piece fits.
+  static constexpr int64_t kMaxStagingPieces = 16;
+  std::vector<RegisterTensor> stageThrough(const ir::Operation& op, const std::string& purpose,
+                                           const ir::Type& element, int64_t count,
+                                           const std::vector<StagedWrite>& writes,
+                                           const std::vector<StagedRead>& reads);
   void lowerJoinSplitCat(const ir::Operation& op);
   // A join or split whose layouts keep each pair in one thread's registers
   // (lower_join_split.cpp); false, having emitted nothing, when they do not.
@@ -501,6 +530,9 @@ class KernelLowering {
   bool atomicsUsed_ = false;
   bool matricesUsed_ = false;
   std::unordered_map<const ir::Operation*, DotMatrixPlan> dotMatrixPlans_;
+  // How many pieces each op's staging took (stageThrough): a second copy of
+  // a loop body stages as the first did, through the same buffer.
+  std::unordered_map<const ir::Operation*, int64_t> stagingPieces_;
   // The dots whose loop carries their accumulator in tiles, and the values
   // (carried argument, dot result) that then have no registers.
   std::unordered_map<const ir::Operation*, DotTiles> loopAccumulatorTiles_;

@@ -130,6 +130,27 @@ void KernelLowering::writeStagedRange(const RegisterTensor& in, const std::strin
   });
 }
 
+RegisterTensor KernelLowering::declareStaged(const LayoutPtr& l, const std::vector<int64_t>& shape,
+                                             const ir::Type& element, const std::string& name) {
+  const int64_t n = TensorMap(l, shape).numRegisters();
+  body_.line(declaration(element, name, n) + ";");
+  return RegisterTensor::array(l, shape, element, name, n);
+}
+
+void KernelLowering::readEachStaged(const RegisterTensor& t,
+                                    const std::function<std::string(const std::string&, const std::string&)>& load) {
+  const TensorMap out = t.map();
+  const int64_t n = out.numRegisters();
+  std::string base = bindBase(linearIndexBase(out), t.arrayName + "_at", n);
+  std::vector<IndexTerm> terms = linearIndexTerms(out);
+  forEachRegister(
+      n,
+      [&](const std::string& idx) -> std::optional<std::string> {
+        return load(offsetExpr(base, terms, idx, n), t.arrayName + "[" + idx + "]");
+      },
+      [&](int64_t r) { return load(offsetExpr(base, linearIndexConstant(out, r)), t.regs[r]); });
+}
+
 RegisterTensor KernelLowering::readStaged(const std::string& buffer, const LayoutPtr& l,
                                           const std::vector<int64_t>& shape, const ir::Type& element,
                                           const std::string& name, int64_t scale, int64_t offset,
@@ -137,31 +158,74 @@ RegisterTensor KernelLowering::readStaged(const std::string& buffer, const Layou
   auto at = [&](const std::string& index) {
     return position ? position(scaled(index, scale, offset)) : scaled(index, scale, offset);
   };
-  TensorMap out(l, shape);
-  int64_t n = out.numRegisters();
-  RegisterTensor t = RegisterTensor::array(l, shape, element, name, n);
-  body_.line(declaration(element, name, n) + ";");
-  std::string base = bindBase(linearIndexBase(out), name + "_at", n);
-  std::vector<IndexTerm> terms = linearIndexTerms(out);
-  forEachRegister(
-      n,
-      [&](const std::string& idx) -> std::optional<std::string> {
-        return name + "[" + idx + "] = " + fromStaged(buffer + "[" + at(offsetExpr(base, terms, idx, n)) + "]", element) +
-               ";";
-      },
-      [&](int64_t r) {
-        return t.regs[r] + " = " +
-               fromStaged(buffer + "[" + at(offsetExpr(base, linearIndexConstant(out, r))) + "]", element) + ";";
-      });
+  RegisterTensor t = declareStaged(l, shape, element, name);
+  readEachStaged(t, [&](const std::string& index, const std::string& target) {
+    return target + " = " + fromStaged(buffer + "[" + at(index) + "]", element) + ";";
+  });
   return t;
+}
+
+std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op, const std::string& purpose,
+                                                         const ir::Type& element, int64_t count,
+                                                         const std::vector<StagedWrite>& writes,
+                                                         const std::vector<StagedRead>& reads) {
+  const int bytes = elementBytes(element);
+  auto [known, isNew] = stagingPieces_.try_emplace(&op, 1);
+  int64_t& pieces = known->second;
+  if (isNew) {
+    while (pieces < kMaxStagingPieces && isPowerOfTwo(count) && pieces < count &&
+           !threadgroupMemory_.canHold(op, count / pieces, bytes))
+      pieces *= 2;
+    if (!threadgroupMemory_.canHold(op, count / pieces, bytes)) pieces = 1;  // refused below, as the whole tile
+  }
+  std::vector<RegisterTensor> out;
+  if (pieces == 1) {
+    // The whole tile at once (or the error that it does not fit).
+    std::string buffer = allocateStaging(op, element, count, purpose);
+    barrierBeforeReuse();
+    for (const StagedWrite& w : writes) writeStaged(*w.tensor, buffer, w.scale, w.offset);
+    body_.line(dialect_.barrier());
+    for (const StagedRead& r : reads)
+      out.push_back(readStaged(buffer, r.layout, r.shape, element, r.name, r.scale, r.offset));
+    return out;
+  }
+  // Piece p holds the elements whose buffer index i (row-major, scaled) has
+  // i / size == p, at i % size. Which registers a thread writes or reads in
+  // a piece depends on the thread, so each access is guarded: every
+  // register is visited once a piece (compilers fold the guards of
+  // registers whose piece is known).
+  const int64_t size = count / pieces;
+  const std::string shift = std::to_string(log2OfPowerOfTwo(size)), mask = std::to_string(size - 1);
+  std::string buffer = allocateStaging(op, element, size, purpose);
+  body_.comment(purpose + " in " + std::to_string(pieces) + " pieces of " + std::to_string(size) +
+                " elements: the whole tile is more than the threadgroup memory left to it");
+  for (const StagedRead& r : reads) out.push_back(declareStaged(r.layout, r.shape, element, r.name));
+  for (int64_t p = 0; p < pieces; ++p) {
+    // The guard of an element at row-major index `index`, and its place in the piece.
+    auto inPiece = [&](const std::string& index, int64_t scale, int64_t offset) {
+      const std::string i = parenthesized(scaled(index, scale, offset));
+      return std::make_pair("if ((" + i + " >> " + shift + ") == " + std::to_string(p) + ") ", i + " & " + mask);
+    };
+    if (p == 0) barrierBeforeReuse(); else body_.line(dialect_.barrier());
+    for (const StagedWrite& w : writes)
+      writeEachStaged(*w.tensor, buffer, [&](const std::string& index, const std::string& value) {
+        const auto [guard, at] = inPiece(index, w.scale, w.offset);
+        return guard + buffer + "[" + at + "] = " + toStaged(value, element) + ";";
+      });
+    body_.line(dialect_.barrier());
+    for (size_t k = 0; k < reads.size(); ++k)
+      readEachStaged(out[k], [&](const std::string& index, const std::string& target) {
+        const auto [guard, at] = inPiece(index, reads[k].scale, reads[k].offset);
+        return guard + target + " = " + fromStaged(buffer + "[" + at + "]", element) + ";";
+      });
+  }
+  return out;
 }
 
 std::string KernelLowering::stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in,
                                                      const std::string& purpose, bool barrierBefore,
                                                      bool barrierAfter, bool vectors) {
-  int64_t numel = 1;
-  for (int64_t e : in.shape) numel *= e;
-  std::string name = allocateStaging(op, in.element, numel, purpose);
+  std::string name = allocateStaging(op, in.element, in.numElements(), purpose);
   if (barrierBefore) barrierBeforeReuse();
   const auto unpadded = [](const std::string& index) { return index; };
   if (!vectors || !writeStagedVectors(in, name, in.shape.back(), unpadded)) writeStaged(in, name, 1, 0);
@@ -253,8 +317,7 @@ std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::
   }
   body_.comment("staged along dimension " + std::to_string(writersAlong) + ", rows of " + std::to_string(rowLength) +
                 " in vectors of " + std::to_string(vector) + ", " + std::to_string(phases) + " phases");
-  int64_t numel = in.shape[0] * in.shape[1];
-  std::string buffer = allocateStaging(op, in.element, numel, "conversion");
+  std::string buffer = allocateStaging(op, in.element, in.numElements(), "conversion");
   barrierBeforeReuse();
   if (!writeStagedVectors(view, buffer, rowLength, position))
     writeEachStaged(view, buffer, [&](const std::string& index, const std::string& value) {
@@ -294,11 +357,9 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
   // 2-way bank conflicts, reads none, by a count over its warps).
   const int64_t phases = std::min<int64_t>(n, std::max<int64_t>(1, kBankBytes / bytes));
   const int sBits = log2OfPowerOfTwo(writerStride), wBits = log2OfPowerOfTwo(n);
-  int64_t numel = 1;
-  for (int64_t e : in.shape) numel *= e;
   // Allocated first: a tile past the threadgroup memory is refused before
   // anything is counted.
-  std::string buffer = allocateStaging(op, in.element, numel, purpose);
+  std::string buffer = allocateStaging(op, in.element, in.numElements(), purpose);
   const int64_t low = (int64_t{1} << (sBits + wBits)) - 1;
   auto rotate = [=](int64_t i) { return (i & ~low) | ((i & (writerStride - 1)) << wBits) | ((i >> sBits) & (n - 1)); };
   // The phase is the staged row index from bit `rowShift` up. By default
@@ -346,12 +407,16 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
 RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const RegisterTensor& in, const LayoutPtr& to,
                                              const std::string& hint) {
   body_.comment("layout conversion of " + hint + " to " + to->str());
-  if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
-  if (in.shape.size() > 2)
-    if (std::optional<RegisterTensor> across = stageAcrossDimensions(op, in, to, in.shape, "conversion", newName(hint)))
-      return *across;
-  std::string buffer = stageInThreadgroupMemory(op, in, "conversion");
-  return readStaged(buffer, to, in.shape, in.element, newName(hint), 1, 0);
+  const int64_t numel = in.numElements();
+  // The whole tile, staged along its writers' dimension, where it fits.
+  if (threadgroupMemory_.canHold(op, numel, elementBytes(in.element))) {
+    if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
+    if (in.shape.size() > 2)
+      if (std::optional<RegisterTensor> across =
+              stageAcrossDimensions(op, in, to, in.shape, "conversion", newName(hint)))
+        return *across;
+  }
+  return stageThrough(op, "conversion", in.element, numel, {{&in}}, {{to, in.shape, newName(hint)}})[0];
 }
 
 }  // namespace tmetal::codegen

@@ -17,12 +17,6 @@ using layout::TensorMap;
 
 namespace {
 
-int64_t numel(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t e : shape) n *= e;
-  return n;
-}
-
 // For each register of `pairs` (a tensor with a last dimension of 2), the
 // register of `halves` (the tensor without it) at the same position, and
 // which half it is. Nullopt unless, in every thread, register r of `pairs`
@@ -128,34 +122,29 @@ void KernelLowering::lowerJoinSplitCat(const ir::Operation& op) {
       const RegisterTensor& a = operandTensor(op, 0);
       const RegisterTensor& b = operandTensor(op, 1);
       const ir::Value* v = op.result(0);
-      std::string buffer = allocateStaging(op, a.element, 2 * numel(a.shape), "join");
-      barrierBeforeReuse();
-      writeStaged(a, buffer, 2, 0);
-      writeStaged(b, buffer, 2, 1);
-      body_.line(dialect_.barrier());
-      defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 1, 0));
+      defineTensor(v, stageThrough(op, "join", a.element, 2 * a.numElements(), {{&a, 2, 0}, {&b, 2, 1}},
+                                   {{layouts_.home(v), v->type().shape(), nameFor(v)}})[0]);
       return;
     }
     case ir::OpKind::TtSplit: {
       if (splitInRegisters(op)) return;
-      std::string buffer = stageInThreadgroupMemory(op, operandTensor(op, 0), "split");
-      for (size_t k = 0; k < 2; ++k) {
+      const RegisterTensor& in = operandTensor(op, 0);
+      std::vector<StagedRead> halves;
+      for (int64_t k = 0; k < 2; ++k) {
         const ir::Value* v = op.result(k);
-        defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 2,
-                                   static_cast<int64_t>(k)));
+        halves.push_back({layouts_.home(v), v->type().shape(), nameFor(v), 2, k});
       }
+      std::vector<RegisterTensor> out = stageThrough(op, "split", in.element, in.numElements(), {{&in}}, halves);
+      for (size_t k = 0; k < 2; ++k) defineTensor(op.result(k), out[k]);
       return;
     }
     case ir::OpKind::TtCat: {
       const RegisterTensor& a = operandTensor(op, 0);
       const RegisterTensor& b = operandTensor(op, 1);
       const ir::Value* v = op.result(0);
-      std::string buffer = allocateStaging(op, a.element, numel(a.shape) + numel(b.shape), "cat");
-      barrierBeforeReuse();
-      writeStaged(a, buffer, 1, 0);
-      writeStaged(b, buffer, 1, numel(a.shape));
-      body_.line(dialect_.barrier());
-      defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 1, 0));
+      defineTensor(v, stageThrough(op, "cat", a.element, a.numElements() + b.numElements(),
+                                   {{&a, 1, 0}, {&b, 1, a.numElements()}},
+                                   {{layouts_.home(v), v->type().shape(), nameFor(v)}})[0]);
       return;
     }
     default:

@@ -197,14 +197,16 @@ void KernelLowering::lowerReshape(const ir::Operation& op) {
     return;
   }
   // Same elements in the same row-major order: a reshape reads the operand's
-  // row-major linear index.
-  if (std::optional<RegisterTensor> across =
-          stageAcrossDimensions(op, in, layouts_.home(v), v->type().shape(), "reshape", nameFor(v))) {
-    defineTensor(v, std::move(*across));
-    return;
-  }
-  std::string buffer = stageInThreadgroupMemory(op, in, "reshape");
-  defineTensor(v, readStaged(buffer, layouts_.home(v), v->type().shape(), v->type().element(), nameFor(v), 1, 0));
+  // row-major linear index (the whole tile staged along the writers'
+  // dimension where it fits, else in pieces).
+  if (threadgroupMemory_.canHold(op, in.numElements(), elementBytes(in.element)))
+    if (std::optional<RegisterTensor> across =
+            stageAcrossDimensions(op, in, layouts_.home(v), v->type().shape(), "reshape", nameFor(v))) {
+      defineTensor(v, std::move(*across));
+      return;
+    }
+  defineTensor(v, stageThrough(op, "reshape", in.element, in.numElements(), {{&in}},
+                               {{layouts_.home(v), v->type().shape(), nameFor(v)}})[0]);
 }
 
 }  // namespace tmetal::codegen

@@ -90,4 +90,10 @@ RegisterTensor RegisterTensor::uniform(layout::LayoutPtr layout, std::vector<int
   return t;
 }
 
+int64_t RegisterTensor::numElements() const {
+  int64_t n = 1;
+  for (int64_t e : shape) n *= e;
+  return n;
+}
+
 }  // namespace tmetal::codegen

@@ -56,6 +56,8 @@ struct RegisterTensor {
   // The register at a symbolic index (a loop variable): arrayName[index] for
   // plain arrays, the shared expression for uniform ones, nullopt otherwise.
   std::optional<std::string> at(const std::string& index) const;
+  // Elements of the tensor (the product of its shape).
+  int64_t numElements() const;
 
   // The array index of register `index` (a C expression over a loop variable).
   std::string mappedIndex(const std::string& index) const;
