@@ -343,7 +343,92 @@ def check_dot_scaled(device: Device):
         np.testing.assert_array_equal(got, expected, err_msg=f"fast_math={fast}")
 
 
+@triton.jit
+def dot_scaled_mn_packed_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr,
+                                K: tl.constexpr, A_K_PACK: tl.constexpr, B_K_PACK: tl.constexpr):
+    # e2m1 A and B, each packed two a byte along K or along M (A) / N (B).
+    A_ROWS: tl.constexpr = M if A_K_PACK else M // 2
+    A_K: tl.constexpr = K // 2 if A_K_PACK else K
+    B_K: tl.constexpr = K // 2 if B_K_PACK else K
+    B_N: tl.constexpr = N if B_K_PACK else N // 2
+    a = tl.load(a_ptr + tl.arange(0, A_ROWS)[:, None] * A_K + tl.arange(0, A_K)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, B_K)[:, None] * B_N + tl.arange(0, B_N)[None, :])
+    rm, rn = tl.arange(0, M), tl.arange(0, N)
+    a_scale = tl.load(a_scale_ptr + rm[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+    b_scale = tl.load(b_scale_ptr + rn[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+    c = tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e2m1", lhs_k_pack=A_K_PACK, rhs_k_pack=B_K_PACK)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+def check_dot_scaled_packed_along_m_or_n(device: Device):
+    # Triton's test_block_scale_fp4 with PACK_ALONG_K=False: e2m1 pairs
+    # packed along M in A (a byte's low nibble row 2i, its high one 2i + 1)
+    # or along N in B, against NumPy.
+    rng = np.random.default_rng(23)
+    M, N, K = 64, 32, 128
+    a_values = E2M1_VALUES[rng.integers(0, 16, (M, K))]
+    b_values = E2M1_VALUES[rng.integers(0, 16, (K, N))]
+    codes = {v: i for i, v in enumerate(E2M1_VALUES[:8])}
+
+    def code(v):
+        return np.vectorize(lambda x: codes[abs(x)] | (8 if np.signbit(x) else 0))(v).astype(np.uint8)
+
+    def packed(values, along_rows):  # two a byte, the low nibble first
+        c = code(values)
+        return (c[0::2] | (c[1::2] << 4)) if along_rows else (c[:, 0::2] | (c[:, 1::2] << 4))
+
+    a_scale = rng.integers(124, 131, (M, K // 32), dtype=np.uint8)
+    b_scale = rng.integers(124, 131, (N, K // 32), dtype=np.uint8)
+    expected = ((a_values * np.repeat(2.0**(a_scale.astype(np.float64) - 127), 32, axis=1)) @
+                (b_values * np.repeat(2.0**(b_scale.astype(np.float64) - 127), 32, axis=1).T))
+    for a_k_pack, b_k_pack in ((False, True), (True, False), (False, False)):
+        a = packed(a_values, along_rows=not a_k_pack)  # along K: the pairs lie along A's rows
+        b = packed(b_values, along_rows=b_k_pack)  # along K: down B's columns
+        c = device.put(np.zeros((M, N), np.float32))
+        dot_scaled_mn_packed_kernel[(1, )](device.put(np.ascontiguousarray(a)), device.put(a_scale),
+                                           device.put(np.ascontiguousarray(b)), device.put(b_scale), c, M, N, K,
+                                           a_k_pack, b_k_pack)
+        device.synchronize()
+        np.testing.assert_allclose(device.get(c), expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max(),
+                                   err_msg=f"lhs_k_pack={a_k_pack} rhs_k_pack={b_k_pack}")
+
+
+@triton.jit
+def dot_scaled_column_major_a_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr,
+                                     K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rk[None, :] * M + rm[:, None])  # K not contiguous
+    b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + rn[None, :])
+    a_scale = tl.load(a_scale_ptr + rm[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+    b_scale = tl.load(b_scale_ptr + rn[:, None] * (K // 32) + tl.arange(0, K // 32)[None, :])
+    c = tl.dot_scaled(a, a_scale, "e4m3", b, b_scale, "e2m1")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+def check_dot_scaled_column_major_a(device: Device):
+    # Triton's test_scaled_dot with a column-major 128x128 e4m3 A and an
+    # e2m1 B: splitting A into its even and odd k goes through threadgroup
+    # memory beside the dots' staging, in pieces (it had been refused).
+    rng = np.random.default_rng(29)
+    M = N = K = 128
+    codes = rng.integers(0, 256, (M, K), dtype=np.uint8)
+    codes[np.isnan(fp8_values("fp8e4nv")[codes])] = 0x30
+    b, b_values = mx_operand(rng, "e2m1", N, K, device, True)
+    a_scale = rng.integers(124, 131, (M, K // 32), dtype=np.uint8)
+    b_scale = rng.integers(124, 131, (N, K // 32), dtype=np.uint8)
+    expected = ((fp8_values("fp8e4nv")[codes] * np.repeat(2.0**(a_scale.astype(np.float64) - 127), 32, axis=1)) @
+                (b_values * np.repeat(2.0**(b_scale.astype(np.float64) - 127), 32, axis=1)).T)
+    c = device.put(np.zeros((M, N), np.float32))
+    compiled = dot_scaled_column_major_a_kernel[(1, )](device.put_bits(codes.T.copy(), tl.float8e4nv),
+                                                        device.put(a_scale), b, device.put(b_scale), c, M, N, K)
+    device.synchronize()
+    np.testing.assert_allclose(device.get(c), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+    assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
+
+
 CHECKS = {
+    "dot_scaled_packed_along_m_or_n": check_dot_scaled_packed_along_m_or_n,
+    "dot_scaled_column_major_a": check_dot_scaled_column_major_a,
     "fp8_to_wider": check_fp8_to_wider,
     "float_to_fp8": check_float_to_fp8,
     "float32_to_half_toward_zero": check_float32_to_half_toward_zero,

@@ -44,9 +44,12 @@ class Decomposer {
     const std::string lhs = op_.symbolAttr("lhs"), rhs = op_.symbolAttr("rhs");
     const Attribute* fast = op_.attr("fastMath");
     fastMath_ = fast && fast->asBool();
-    for (const char* packing : {"lhs_k_pack", "rhs_k_pack"})
-      if (const Attribute* p = op_.attr(packing); p && !p->asBool())
-        op_.fail("e2m1 operands packed along M or N (" + std::string(packing) + " = false) are not supported");
+    // e2m1 pairs packed along K (the default) or along M (A) / N (B).
+    auto packedAlongK = [&](const char* name) {
+      const Attribute* p = op_.attr(name);
+      return !p || p->asBool();
+    };
+    const bool aAlongK = packedAlongK("lhs_k_pack"), bAlongK = packedAlongK("rhs_k_pack");
     for (const std::string& format : {lhs, rhs})
       if (format != "e2m1" && format != "e4m3" && format != "e5m2" && format != "bf16" && format != "fp16")
         op_.fail("operand format '" + format + "' is not supported (e2m1, e4m3, e5m2, bf16, fp16)");
@@ -57,9 +60,15 @@ class Decomposer {
     Value* aScale = in.aScale ? mapped(in.aScale) : nullptr;
     Value* bScale = in.bScale ? mapped(in.bScale) : nullptr;
     const Type& result = op_.result(0)->type();
-    if (rhs != "e2m1") {
-      Value* a = scaled(lhs == "e2m1" ? unpackRows(mapped(in.a)) : convert(mapped(in.a), compute_), aScale, false, 32);
-      Value* b = scaled(convert(mapped(in.b), compute_), bScale, true, 32);
+    for (auto [format, alongK] : {std::pair{lhs, aAlongK}, std::pair{rhs, bAlongK}})
+      if (!alongK && format != "e2m1") op_.fail("only e2m1 operands are packed along M or N, found " + format);
+    // A's e2m1 pairs along K or B's along N lie along the operand's rows,
+    // A's along M down its columns.
+    Value* a = mapped(in.a);
+    if (rhs != "e2m1" || !bAlongK) {
+      if (lhs == "e2m1") a = aAlongK ? unpackRows(a) : unpackColumns(a);
+      a = scaled(convert(a, compute_), aScale, false, 32);
+      Value* b = scaled(rhs == "e2m1" ? unpackRows(mapped(in.b)) : convert(mapped(in.b), compute_), bScale, true, 32);
       m_[op_.result(0)] = b_.create1("tt.dot", {a, b, acc}, result);
       return;
     }
@@ -69,7 +78,8 @@ class Decomposer {
     // order: the product is that of the even elements plus that of the odd
     // ones, A split into its even and odd columns (along its rows, which
     // the layouts do in registers).
-    auto [aEven, aOdd] = halves(mapped(in.a), aScale, lhs, false);
+    const bool unpackA = lhs == "e2m1" && !aAlongK;
+    auto [aEven, aOdd] = halves(unpackA ? unpackColumns(a) : a, aScale, unpackA ? "unpacked" : lhs, false);
     auto [bEven, bOdd] = halves(mapped(in.b), bScale, rhs, true);
     acc = b_.create1("tt.dot", {aEven, bEven, acc}, result);
     m_[op_.result(0)] = b_.create1("tt.dot", {aOdd, bOdd, acc}, result);
@@ -103,6 +113,18 @@ class Decomposer {
     const std::vector<int64_t>& shape = packed->type().shape();
     Value* pairs = b_.create1("tt.join", {low, high}, Type::tensor({shape[0], shape[1], 2}, compute_));
     return b_.create1("tt.reshape", {pairs}, Type::tensor({shape[0], shape[1] * 2}, compute_));
+  }
+
+  // A's e2m1 pairs packed along M lie down its columns: [M/2, K] ->
+  // [M/2, K, 2] -> [M/2, 2, K] -> [M, K].
+  Value* unpackColumns(Value* packed) {
+    auto [low, high] = nibbles(packed);
+    const std::vector<int64_t>& shape = packed->type().shape();
+    Value* pairs = b_.create1("tt.join", {low, high}, Type::tensor({shape[0], shape[1], 2}, compute_));
+    AttrList order;
+    order.set("order", Attribute::denseArray({0, 2, 1}));
+    Value* rows = b_.create1("tt.trans", {pairs}, Type::tensor({shape[0], 2, shape[1]}, compute_), std::move(order));
+    return b_.create1("tt.reshape", {rows}, Type::tensor({shape[0] * 2, shape[1]}, compute_));
   }
 
   Value* transpose(Value* x) {
