@@ -426,7 +426,39 @@ def check_dot_scaled_column_major_a(device: Device):
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
 
 
+@triton.jit
+def dot_scaled_nvfp4_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr,
+                            K: tl.constexpr):
+    rm, rn = tl.arange(0, M), tl.arange(0, N)
+    a = tl.load(a_ptr + rm[:, None] * (K // 2) + tl.arange(0, K // 2)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + rn[None, :])
+    a_scale = tl.load(a_scale_ptr + rm[:, None] * (K // 16) + tl.arange(0, K // 16)[None, :])
+    b_scale = tl.load(b_scale_ptr + rn[:, None] * (K // 16) + tl.arange(0, K // 16)[None, :])
+    c = tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e2m1")
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+def check_dot_scaled_nvfp4(device: Device):
+    # NVIDIA's nvfp4 (Triton's test_block_scale_fp4 'nvfp4'): e2m1 operands
+    # whose blocks of 16 elements along K share an e4m3 factor.
+    rng = np.random.default_rng(31)
+    M, N, K = 32, 16, 64
+    a, a_values = mx_operand(rng, "e2m1", M, K, device, False)
+    b, b_values = mx_operand(rng, "e2m1", N, K, device, True)
+    a_codes = rng.integers(0x28, 0x48, (M, K // 16), dtype=np.uint8)  # 0.125 to 4: exact in bf16
+    b_codes = rng.integers(0x28, 0x48, (N, K // 16), dtype=np.uint8)
+    factor = fp8_values("fp8e4nv")
+    expected = ((a_values * np.repeat(factor[a_codes], 16, axis=1)) @
+                (b_values * np.repeat(factor[b_codes], 16, axis=1)).T)
+    c = device.put(np.zeros((M, N), np.float32))
+    dot_scaled_nvfp4_kernel[(1, )](a, device.put_bits(a_codes, tl.float8e4nv), b,
+                                   device.put_bits(b_codes, tl.float8e4nv), c, M, N, K)
+    device.synchronize()
+    np.testing.assert_allclose(device.get(c), expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max())
+
+
 CHECKS = {
+    "dot_scaled_nvfp4": check_dot_scaled_nvfp4,
     "dot_scaled_packed_along_m_or_n": check_dot_scaled_packed_along_m_or_n,
     "dot_scaled_column_major_a": check_dot_scaled_column_major_a,
     "fp8_to_wider": check_fp8_to_wider,

@@ -199,8 +199,8 @@ TEST(CodegenErrors, DotScaledScalesMustCoverBlocksOf32) {
   CompileError e = compileError(ttir);
   EXPECT_EQ(e.pos().str(), "kernel.ttir:4:5");
   EXPECT_EQ(e.message(),
-            "'tt.dot_scaled': the scale of a must be tensor<16x2xi8> (one per 32 elements of K), found "
-            "tensor<16x3xi8>");
+            "'tt.dot_scaled': the scale of a must be tensor<16x2xi8> (one per 32 elements of K) or "
+            "tensor<16x4xf8E4M3FN> (one per 16), found tensor<16x3xi8>");
 }
 
 TEST(CodegenErrors, UnsupportedOpsNameTheOpAndLine) {

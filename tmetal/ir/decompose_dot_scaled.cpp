@@ -67,8 +67,8 @@ class Decomposer {
     Value* a = mapped(in.a);
     if (rhs != "e2m1" || !bAlongK) {
       if (lhs == "e2m1") a = aAlongK ? unpackRows(a) : unpackColumns(a);
-      a = scaled(convert(a, compute_), aScale, false, 32);
-      Value* b = scaled(rhs == "e2m1" ? unpackRows(mapped(in.b)) : convert(mapped(in.b), compute_), bScale, true, 32);
+      a = scaled(convert(a, compute_), aScale, false, 1);
+      Value* b = scaled(rhs == "e2m1" ? unpackRows(mapped(in.b)) : convert(mapped(in.b), compute_), bScale, true, 1);
       m_[op_.result(0)] = b_.create1("tt.dot", {a, b, acc}, result);
       return;
     }
@@ -153,7 +153,7 @@ class Decomposer {
       even = convert(split->result(0), compute_);
       odd = convert(split->result(1), compute_);
     }
-    return {scaled(even, scale, isB, 16), scaled(odd, scale, isB, 16)};
+    return {scaled(even, scale, isB, 2), scaled(odd, scale, isB, 2)};
   }
 
   // Exact widening of a float tensor (or a conversion between the 16-bit
@@ -191,29 +191,43 @@ class Decomposer {
     return convert(b_.create1("tt.bitcast", {bits}, t.withElement(Type::f32())), compute_);
   }
 
-  // x * 2^(s - 127), `x` holding `perBlock` elements of K for each scale
-  // (32, or 16 of a half) of `scale` ([M, K/32] for A, [N, K/32] for B).
-  Value* scaled(Value* x, Value* scale, bool isB, int64_t perBlock) {
+  // x times its block's scale: an e8m0 exponent s (i8, 2^(s - 127), one
+  // for each 32 elements of K: the MX formats) or an e4m3 factor
+  // (f8E4M3FN, one for each 16: NVIDIA's nvfp4). `scale` is [M, K/block]
+  // for A, [N, K/block] for B; x holds every element of K, or (kFraction 2)
+  // only the even or the odd ones.
+  Value* scaled(Value* x, Value* scale, bool isB, int64_t kFraction) {
     if (!scale) return x;
     const Type& st = scale->type();
     const std::vector<int64_t>& xs = x->type().shape();
     const int64_t rows = isB ? xs[1] : xs[0], k = isB ? xs[0] : xs[1];
-    const int64_t fullK = k * (32 / perBlock);
-    if (!st.isTensor() || st.rank() != 2 || st.element() != Type::i8() || st.shape()[0] != rows ||
-        st.shape()[1] * 32 != fullK)
-      op_.fail("the scale of " + std::string(isB ? "b" : "a") + " must be tensor<" + std::to_string(rows) + "x" +
-               std::to_string(fullK / 32) + "xi8> (one per 32 elements of K), found " + st.str());
+    const int64_t fullK = k * kFraction;
+    const bool e4m3 = st.isTensor() && st.element() == Type::scalar(ScalarKind::F8E4M3FN);
+    const int64_t block = e4m3 ? 16 : 32;
+    if (!st.isTensor() || st.rank() != 2 || (st.element() != Type::i8() && !e4m3) || st.shape()[0] != rows ||
+        st.shape()[1] * block != fullK) {
+      const std::string shape = std::to_string(rows) + "x" + std::to_string(fullK / 32) + "xi8";
+      op_.fail("the scale of " + std::string(isB ? "b" : "a") + " must be tensor<" + shape +
+               "> (one per 32 elements of K) or tensor<" + std::to_string(rows) + "x" + std::to_string(fullK / 16) +
+               "xf8E4M3FN> (one per 16), found " + st.str());
+    }
     // Each element of x gathers its block's scale (k / perBlock along K):
     // the gather lands in x's layout, where the factor is computed
-    // (layout_assignment), so only the small i8 scales go through
+    // (layout_assignment), so only the small 8-bit scales go through
     // threadgroup memory (which a buffer of 8-bit elements may lend). B's
-    // scales are [N, K/32]: transposed to [K/32, N] first (small too).
+    // scales are [N, K/block]: transposed to [K/block, N] first (small too).
     if (isB) scale = transpose(scale);
-    Value* block = b_.binary("arith.divsi", b_.makeRange(0, k), splatInt(perBlock, Type::tensor({k}, Type::i32())));
-    Value* index = b_.broadcast(b_.expandDims(block, isB ? 1 : 0), xs);
+    const int64_t perBlock = block / kFraction;
+    Value* index = b_.broadcast(
+        b_.expandDims(b_.binary("arith.divsi", b_.makeRange(0, k), splatInt(perBlock, Type::tensor({k}, Type::i32()))),
+                      isB ? 1 : 0),
+        xs);
     AttrList axis;
     axis.set("axis", Attribute::integer(isB ? 0 : 1));
-    Value* perElement = b_.create1("tt.gather", {scale, index}, x->type().withElement(Type::i8()), std::move(axis));
+    Value* perElement = b_.create1("tt.gather", {scale, index}, x->type().withElement(st.element()), std::move(axis));
+    // An e4m3 factor is exact in the compute type (as is its product with
+    // an operand's few significant bits), a NaN code staying NaN.
+    if (e4m3) return b_.binary("arith.mulf", x, convert(perElement, compute_));
     const Type i32 = x->type().withElement(Type::i32());
     Value* exponent = b_.create1("arith.extui", {perElement}, i32);
     Value* factor = b_.create1("tt.bitcast", {b_.binary("arith.shli", exponent, splatInt(23, i32))},
