@@ -303,6 +303,14 @@ def larger_cases() -> list[BenchConfig]:
             args={"x_ptr": Arr((m, c), "int32", scale=1000.0), "out_ptr": Arr((c, m), "int32", "zeros"), "M": m,
                   "N": c}, grid=(cdiv(m, 64), cdiv(c, 64)), constexprs={"BLOCK_M": 64, "BLOCK_N": 64},
             outputs=("out_ptr", ), reference=lambda a: {"out_ptr": np.ascontiguousarray(a["x_ptr"].T)}))
+    # The same in float32 tiles of 128x128: 64 KB, twice a threadgroup's
+    # memory on Apple GPUs, converted to the store's layout in pieces.
+    configs.append(
+        BenchConfig(
+            name=f"big_transpose_f32_tiles128_{m}x{c}", kernel=linalg.transpose_kernel,
+            args={"x_ptr": Arr((m, c), "float32"), "out_ptr": Arr((c, m), "float32", "zeros"), "M": m, "N": c},
+            grid=(cdiv(m, 128), cdiv(c, 128)), constexprs={"BLOCK_M": 128, "BLOCK_N": 128},
+            outputs=("out_ptr", ), reference=lambda a: {"out_ptr": np.ascontiguousarray(a["x_ptr"].T)}))
     # A matmul as Triton's tutorial tiles it, large enough to be bound by
     # arithmetic rather than by the launch: float16 or bfloat16 in, float32 out.
     size = 2048
