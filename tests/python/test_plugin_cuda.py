@@ -122,15 +122,23 @@ def test_host_tensors_are_refused(cuda_driver):
         case.kernel[case.grid](*cpu, **case.constexprs)
 
 
-def test_do_bench_times_a_kernel(cuda_driver):
+def vector_add(n: int):
+    """The suite's float32 vector add on n random elements: a launch
+    add(x, y, out) and its three tensors."""
     case = suite.get_case("vector_add_f32")
-    n = 1 << 22
-    x = torch.rand(n, device="cuda")
-    y = torch.rand(n, device="cuda")
-    out = torch.empty_like(x)
+    x, y, out = torch.rand(n, device="cuda"), torch.rand(n, device="cuda"), torch.zeros(n, device="cuda")
     block = case.constexprs["BLOCK_SIZE"]
-    grid = (triton.cdiv(n, block), )
-    ms = triton.testing.do_bench(lambda: case.kernel[grid](x, y, out, n, BLOCK_SIZE=block), warmup=5, rep=20)
+
+    def add(a, b, c):
+        case.kernel[(triton.cdiv(n, block), )](a, b, c, n, BLOCK_SIZE=block)
+
+    return add, x, y, out
+
+
+def test_do_bench_times_a_kernel(cuda_driver):
+    n = 1 << 22
+    add, x, y, out = vector_add(n)
+    ms = triton.testing.do_bench(lambda: add(x, y, out), warmup=5, rep=20)
     assert ms > 0
     torch.testing.assert_close(out, x + y)
     print(f"vector_add_f32 ({n} elements) through the CUDA validation mode: {ms:.4f} ms")
@@ -139,23 +147,17 @@ def test_do_bench_times_a_kernel(cuda_driver):
 def test_launches_are_captured_into_cuda_graphs(cuda_driver):
     # torch.cuda.graph records the launches (the launcher does not wait for a
     # capturing stream); each replay runs them again.
-    case = suite.get_case("vector_add_f32")
-    n = 1 << 20
-    x = torch.rand(n, device="cuda")
-    y = torch.rand(n, device="cuda")
-    out = torch.zeros_like(x)
-    block = case.constexprs["BLOCK_SIZE"]
-    grid = (triton.cdiv(n, block), )
-    case.kernel[grid](x, y, out, n, BLOCK_SIZE=block)  # compiled before the capture, as do_bench_cudagraph does
+    add, x, y, out = vector_add(1 << 20)
+    add(x, y, out)  # compiled before the capture, as do_bench_cudagraph does
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        case.kernel[grid](x, out, out, n, BLOCK_SIZE=block)  # out += x
+        add(x, out, out)  # out += x
     out.zero_()
     for _ in range(3):
         graph.replay()
     torch.cuda.synchronize()
     torch.testing.assert_close(out, 3 * x)
-    ms = triton.testing.do_bench_cudagraph(lambda: case.kernel[grid](x, y, out, n, BLOCK_SIZE=block), rep=20)
+    ms = triton.testing.do_bench_cudagraph(lambda: add(x, y, out), rep=20)
     assert ms > 0
     torch.testing.assert_close(out, x + y)
 
