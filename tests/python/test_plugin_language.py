@@ -528,8 +528,9 @@ def check_transposed_stores_within_the_threadgroup_memory(device: Device):
         buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
         assert any(b["purpose"].startswith("conversion") and b.get("shares_memory_of") for b in buffers), buffers
     # The loop's 128x64 float32 accumulator (32 KB, more than half the
-    # threadgroup memory, beside the loop's 26 KB of dot staging) is stored
-    # as it is, scattered.
+    # threadgroup memory, beside the loop's 26 KB of dot staging; a dot's
+    # result leaves its matrices through a staging of the whole tile) is
+    # stored as it is, scattered.
     a, b = rng.integers(-3, 4, (256, 64)), rng.integers(-3, 4, (256, 128))
     out = device.put(np.zeros((64, 128), np.float32))
     compiled = gathered_rows_dot_kernel[(1, )](out, device.put(a.astype(np.float16)), device.put(b.astype(np.float16)),
@@ -538,15 +539,17 @@ def check_transposed_stores_within_the_threadgroup_memory(device: Device):
     np.testing.assert_array_equal(device.get(out), (b.T @ a).T.astype(np.float32))
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
     # Triton's test_permute: a 64x64 float32 tile transposed on its way to
-    # memory converts through 16 KB; a 128x128 one (64 KB, past a
-    # threadgroup's 32 KB) is stored from the load's layout as it is.
-    for size, staged in ((64, True), (128, False)):
-        x = rng.standard_normal((size, size)).astype(np.float32)
-        z = device.put(np.zeros((size, size), np.float32))
-        compiled = strided_copy_kernel[(1, )](device.put(x), z, 1, size, M=size, N=size)
+    # memory converts through 16 KB, a 128x128 one (64 KB, twice a
+    # threadgroup's memory) in two pieces of 32 KB; a 256x128 one (128 KB)
+    # is stored from the load's layout as it is.
+    for (rows, columns), staged in (((64, 64), True), ((128, 128), True), ((256, 128), False)):
+        x = rng.standard_normal((rows, columns)).astype(np.float32)
+        z = device.put(np.zeros((columns, rows), np.float32))
+        compiled = strided_copy_kernel[(1, )](device.put(x), z, 1, rows, M=rows, N=columns)
         device.synchronize()
-        np.testing.assert_array_equal(device.get(z), x.T, err_msg=str(size))
-        assert bool(compiled.metadata.tmetal_abi["layouts"].get("conversions")) == staged, size
+        np.testing.assert_array_equal(device.get(z), x.T, err_msg=str(rows))
+        assert bool(compiled.metadata.tmetal_abi["layouts"].get("conversions")) == staged, rows
+        assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
 
 
 @triton.jit

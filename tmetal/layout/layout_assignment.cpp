@@ -262,11 +262,23 @@ class LayoutAssigner {
     return info.contiguity[memoryFastest] > info.contiguity[homeFastest];
   }
 
-  // Whether a conversion of `v` would stage the whole tile in at most half
-  // the threadgroup memory.
+  // Whether converting `v` for its store stages it in a few pieces: a tile
+  // of at most twice the threadgroup memory (four pieces of half of it; the
+  // lowering takes what the kernel's other buffers leave). A dot's result,
+  // or a loop's that a dot accumulates, leaves its matrices through a
+  // staging of the whole tile instead: at most half the memory, beside the
+  // dot's own staging.
   bool stagingFits(const ir::Value* v) const {
     const int64_t limit = out_.options_.threadgroupMemoryBytes;
-    return limit == 0 || 2 * v->type().numElements() * elementBytes(v->type()) <= limit;
+    const int64_t bytes = v->type().numElements() * elementBytes(v->type());
+    return limit == 0 || (accumulatedByDot(v) ? 2 * bytes <= limit : bytes <= 2 * limit);
+  }
+
+  static bool accumulatedByDot(const ir::Value* v) {
+    const ir::Operation* def = v->definingOp();
+    if (def && def->kind() == OpKind::ScfFor)
+      def = def->region(0)->block(0)->terminator()->operand(v->index())->definingOp();
+    return def && def->kind() == OpKind::TtDot;
   }
 
   LayoutPtr memoryLayoutOf(const ir::Operation& op) const {
@@ -319,10 +331,12 @@ class LayoutAssigner {
       case OpKind::TtStore: {
         if (!isTensor(op.operand(1))) return;
         LayoutPtr l = computedHome(op.operand(1));
-        // Converted to the store's own layout where the tile takes at most
-        // half the threadgroup memory, leaving the rest to the kernel's other
-        // buffers (a loop's dot staging, live when its accumulator is
-        // converted after it); a larger one is stored as it is, scattered.
+        // Converted to the store's own layout where that stages the tile in
+        // a few pieces (stagingFits); a larger one is stored as it is,
+        // scattered (a warp's store then touches a line per element: an
+        // 8192^2 float32 transpose in 128x128 tiles took 1226 us so against
+        // 350 us in two pieces a tile on an H200,
+        // bench/results/2026-11-28-h200-transpose-pieces/).
         if (l && scattersStore(op, l) && stagingFits(op.operand(1))) l = nullptr;
         if (!l) l = memoryLayoutOf(op);
         if (!l) l = out_.defaultLayout(op.operand(1)->type().shape());
