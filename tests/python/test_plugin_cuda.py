@@ -218,7 +218,7 @@ def test_random_dot_on_cuda(cuda_driver, case):
                              torch.bfloat16))
 
 
-@pytest.mark.parametrize("case", random_shapes.CASES, ids=random_shapes._case_id)
+@pytest.mark.parametrize("case", random_shapes.CASES + random_shapes.LARGE_CASES, ids=random_shapes._case_id)
 def test_random_shape_operation_on_cuda(cuda_driver, case):
     random_shapes.run_case(case, **ON_CUDA)
 

@@ -12,7 +12,8 @@ NumPy (the inputs are small integers).
 
 As test_random_reductions.py: a fixed seed, TMETAL_RANDOM_SHAPES=N cases
 (default 32), TMETAL_RANDOM_SHAPES_SEED for another set; test_plugin_cuda.py
-runs the same cases on an NVIDIA GPU.
+runs the same cases on an NVIDIA GPU. Six more cases take blocks of 64-128
+KB, past the threadgroup memory, so that their stagings go in pieces.
 """
 from __future__ import annotations
 
@@ -106,6 +107,28 @@ def _cases():
 CASES = _cases()
 
 
+def _large_cases():
+    # Blocks of 16K-32K elements (64-128 KB of 32-bit values): whatever
+    # moves them between layouts is staged in pieces of the 32 KB.
+    rng = random.Random(int(os.environ.get("TMETAL_RANDOM_SHAPES_SEED", "2026")) + 1)
+    cases = []
+    while len(cases) < 8:
+        shape = tuple(rng.choice(EXTENTS) for _ in range(3))
+        op = rng.choice(OPS)
+        if not 16384 <= np.prod(shape) <= 32768 or (op == "split" and shape[2] < 2):
+            continue
+        axis = rng.randrange(2)
+        real = tuple(rng.randint(1, e) for e in shape) if rng.random() < 0.5 else shape
+        # Layouts that run along another dimension than the loads' or the
+        # pairs', and orders that move something, so that most cases stage.
+        cases.append((shape, op, rng.choice(PERMUTATIONS[1:]), axis, rng.choice(["float32", "int32"]),
+                      rng.choice(["COLUMN_MAJOR", "TILED"]), rng.choice([2, 4, 8]), real))
+    return cases
+
+
+LARGE_CASES = _large_cases()
+
+
 def _case_id(case):
     shape, op, perm, axis, dtype, policy, num_warps, real = case
     masked = "" if real == shape else "-real" + "x".join(map(str, real))
@@ -146,6 +169,11 @@ def run_case(case, to_device=triton_metal.tensor, to_host=np.asarray, synchroniz
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_random_shape_operation_matches_numpy(codegen_emulator, case):
+    run_case(case)
+
+
+@pytest.mark.parametrize("case", LARGE_CASES, ids=_case_id)
+def test_random_shape_operation_past_the_threadgroup_memory(codegen_emulator, case):
     run_case(case)
 
 
