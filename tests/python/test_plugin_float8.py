@@ -363,11 +363,10 @@ def dot_scaled_mn_packed_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M
 def check_dot_scaled_packed_along_m_or_n(device: Device):
     # Triton's test_block_scale_fp4 with PACK_ALONG_K=False: e2m1 pairs
     # packed along M in A (a byte's low nibble row 2i, its high one 2i + 1)
-    # or along N in B, against NumPy.
+    # or along N in B, against NumPy. The pairs are unpacked in registers
+    # (A's by renaming each thread's registers): no threadgroup memory but
+    # the dot's and the scales' (a 128x128x128 product in 18 KB).
     rng = np.random.default_rng(23)
-    M, N, K = 64, 32, 128
-    a_values = E2M1_VALUES[rng.integers(0, 16, (M, K))]
-    b_values = E2M1_VALUES[rng.integers(0, 16, (K, N))]
     codes = {v: i for i, v in enumerate(E2M1_VALUES[:8])}
 
     def code(v):
@@ -377,20 +376,26 @@ def check_dot_scaled_packed_along_m_or_n(device: Device):
         c = code(values)
         return (c[0::2] | (c[1::2] << 4)) if along_rows else (c[:, 0::2] | (c[:, 1::2] << 4))
 
-    a_scale = rng.integers(124, 131, (M, K // 32), dtype=np.uint8)
-    b_scale = rng.integers(124, 131, (N, K // 32), dtype=np.uint8)
-    expected = ((a_values * np.repeat(2.0**(a_scale.astype(np.float64) - 127), 32, axis=1)) @
-                (b_values * np.repeat(2.0**(b_scale.astype(np.float64) - 127), 32, axis=1).T))
-    for a_k_pack, b_k_pack in ((False, True), (True, False), (False, False)):
+    for (M, N, K), a_k_pack, b_k_pack in (((64, 32, 128), False, True), ((64, 32, 128), True, False),
+                                          ((64, 32, 128), False, False), ((128, 128, 128), False, False)):
+        a_values = E2M1_VALUES[rng.integers(0, 16, (M, K))]
+        b_values = E2M1_VALUES[rng.integers(0, 16, (K, N))]
+        a_scale = rng.integers(124, 131, (M, K // 32), dtype=np.uint8)
+        b_scale = rng.integers(124, 131, (N, K // 32), dtype=np.uint8)
+        expected = ((a_values * np.repeat(2.0**(a_scale.astype(np.float64) - 127), 32, axis=1)) @
+                    (b_values * np.repeat(2.0**(b_scale.astype(np.float64) - 127), 32, axis=1).T))
         a = packed(a_values, along_rows=not a_k_pack)  # along K: the pairs lie along A's rows
         b = packed(b_values, along_rows=b_k_pack)  # along K: down B's columns
         c = device.put(np.zeros((M, N), np.float32))
-        dot_scaled_mn_packed_kernel[(1, )](device.put(np.ascontiguousarray(a)), device.put(a_scale),
-                                           device.put(np.ascontiguousarray(b)), device.put(b_scale), c, M, N, K,
-                                           a_k_pack, b_k_pack)
+        compiled = dot_scaled_mn_packed_kernel[(1, )](device.put(np.ascontiguousarray(a)), device.put(a_scale),
+                                                      device.put(np.ascontiguousarray(b)), device.put(b_scale), c, M,
+                                                      N, K, a_k_pack, b_k_pack)
         device.synchronize()
+        where = f"{M}x{N}x{K} lhs_k_pack={a_k_pack} rhs_k_pack={b_k_pack}"
         np.testing.assert_allclose(device.get(c), expected, rtol=1e-6, atol=1e-6 * np.abs(expected).max(),
-                                   err_msg=f"lhs_k_pack={a_k_pack} rhs_k_pack={b_k_pack}")
+                                   err_msg=where)
+        buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
+        assert {b["purpose"].split(" ")[0] for b in buffers} <= {"dot_ab", "gather"}, (where, buffers)
 
 
 @triton.jit

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -271,6 +273,59 @@ TEST(DistributedLayout, ReshapeLayoutMergingNeighbouringDimensionsKeepsEveryRegi
   ASSERT_NE(longer, nullptr);
   EXPECT_EQ(longer->str(), "blocked{spt=[4,2], lanes=[4,8], simds=[2,2], order=[1,0]}");
   ASSERT_NO_FATAL_FAILURE(expectSameElements(runs, {8, 4, 16}, longer, {32, 16}));
+}
+
+// Without the order condition a merge keeps each thread's elements, in
+// other registers: registerPermutation finds, for every register of the
+// result, the one register of the operand that holds its element in every
+// thread. dot_scaled's A packed along M ([M/2, 2, K], the pairs fastest,
+// then K) is the case that needs it.
+TEST(DistributedLayout, ReshapeLayoutKeepingThreadsOnlyRenamesRegisters) {
+  std::mt19937 rng(61);
+  int found = 0, renamed = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    int rank = 2 + static_cast<int>(rng() % 3);
+    BlockedLayout b = randomBlocked(rng, rank, 1 << (rng() % 3));
+    const int d = static_cast<int>(rng() % (rank - 1));
+    if (rng() % 2) {
+      b.sizePerThread[d + 1] *= b.lanesPerSimd[d + 1] * b.simdsPerGroup[d + 1];
+      b.lanesPerSimd[d + 1] = b.simdsPerGroup[d + 1] = 1;
+    }
+    std::shuffle(b.order.begin(), b.order.end(), rng);
+    std::vector<int64_t> from = randomShape(rng, rank), to;
+    if (rng() % 2) from[d + 1] = b.sizePerThread[d + 1];
+    for (int k = 0; k < rank; ++k)
+      if (k != d + 1) to.push_back(k == d ? from[d] * from[d + 1] : from[k]);
+    LayoutPtr l = DistributedLayout::blocked(b);
+    LayoutPtr r = reshapeLayoutKeepingThreads(l, from, to);
+    if (!r) continue;
+    ++found;
+    const TensorMap a(l, from), c(r, to);
+    std::optional<std::vector<int64_t>> perm = registerPermutation(a, c);
+    ASSERT_TRUE(perm.has_value()) << l->str() << " -> " << r->str();
+    ASSERT_EQ(static_cast<int64_t>(perm->size()), c.numRegisters());
+    for (int t = 0; t < a.numThreads(); ++t)
+      for (int64_t q = 0; q < c.numRegisters(); ++q)
+        ASSERT_EQ(rowMajor(a.tensorIndex(t, (*perm)[q]), from), rowMajor(c.tensorIndex(t, q), to))
+            << l->str() << " -> " << r->str() << " thread " << t << " register " << q;
+    for (int64_t q = 0; q < c.numRegisters(); ++q) renamed += (*perm)[q] != q;
+  }
+  EXPECT_GT(found, 30);
+  EXPECT_GT(renamed, 0);
+  // [32, 2, 64] in registers of pairs, then K, then M/2 -> [64, 64].
+  const LayoutPtr pairs = DistributedLayout::blocked({{1, 2, 4}, {2, 1, 16}, {4, 1, 1}, {1, 2, 0}});
+  EXPECT_EQ(reshapeLayout(pairs, {32, 2, 64}, {64, 64}), nullptr);
+  const LayoutPtr rows = reshapeLayoutKeepingThreads(pairs, {32, 2, 64}, {64, 64});
+  ASSERT_NE(rows, nullptr);
+  EXPECT_EQ(rows->str(), "blocked{spt=[2,4], lanes=[2,16], simds=[4,1], order=[1,0]}");
+  std::optional<std::vector<int64_t>> perm = registerPermutation(TensorMap(pairs, {32, 2, 64}), TensorMap(rows, {64, 64}));
+  ASSERT_TRUE(perm.has_value());
+  // The pair (row 2i + j) was the fastest register; now K's four are.
+  EXPECT_EQ(std::vector<int64_t>(perm->begin(), perm->begin() + 8), (std::vector<int64_t>{0, 2, 4, 6, 1, 3, 5, 7}));
+  // Layouts whose threads hold other elements have no renaming.
+  EXPECT_FALSE(registerPermutation(TensorMap(rows, {64, 64}),
+                                   TensorMap(DistributedLayout::blocked({{4, 2}, {16, 2}, {1, 4}, {0, 1}}), {64, 64}))
+                   .has_value());
 }
 
 // Removing a dimension of extent 1 that holds one element, lane and SIMD

@@ -463,6 +463,11 @@ class KernelLowering {
   RegisterTensor readStaged(const std::string& buffer, const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
                             const ir::Type& element, const std::string& name, int64_t scale, int64_t offset,
                             const std::function<std::string(const std::string&)>& position = {});
+  // `in` as a tensor of `shape` in layout l whose register r is in's
+  // register from[r] (layout::registerPermutation): copied into `name`.
+  RegisterTensor renamedRegisters(const RegisterTensor& in, const layout::LayoutPtr& l,
+                                  const std::vector<int64_t>& shape, const std::vector<int64_t>& from,
+                                  const std::string& name);
   // Declares `name`, a tensor of `shape` in layout l (its registers unset).
   RegisterTensor declareStaged(const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
                                const ir::Type& element, const std::string& name);

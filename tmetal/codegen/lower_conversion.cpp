@@ -404,8 +404,24 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
   return readStaged(buffer, to, shape, in.element, name, 1, 0, position);
 }
 
+RegisterTensor KernelLowering::renamedRegisters(const RegisterTensor& in, const LayoutPtr& l,
+                                                const std::vector<int64_t>& shape, const std::vector<int64_t>& from,
+                                                const std::string& name) {
+  if (in.pointerOffsets)
+    return RegisterTensor::pointerInto(l, shape, in.element, in.pointerBase,
+                                       renamedRegisters(*in.pointerOffsets, l, shape, from, name + "_offsets"));
+  if (in.isUniform()) return reshapedIn(l, shape, in);
+  RegisterTensor out = declareStaged(l, shape, in.element, name);
+  for (size_t r = 0; r < from.size(); ++r) body_.line(out.regs[r] + " = " + in.regs[from[r]] + ";");
+  return out;
+}
+
 RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const RegisterTensor& in, const LayoutPtr& to,
                                              const std::string& hint) {
+  if (std::optional<std::vector<int64_t>> from = layout::registerPermutation(in.map(), TensorMap(to, in.shape))) {
+    body_.comment("layout conversion of " + hint + " to " + to->str() + ": each thread's elements renamed");
+    return renamedRegisters(in, to, in.shape, *from, newName(hint));
+  }
   body_.comment("layout conversion of " + hint + " to " + to->str());
   const int64_t numel = in.numElements();
   // The whole tile, staged along its writers' dimension, where it fits.

@@ -191,9 +191,15 @@ RegisterTensor KernelLowering::reshapedIn(const LayoutPtr& l, const std::vector<
 void KernelLowering::lowerReshape(const ir::Operation& op) {
   const ir::Value* v = op.result(0);
   const RegisterTensor& in = operandTensor(op, 0);
-  if (layout::sameRegisters(in.map(), TensorMap(layouts_.home(v), v->type().shape()))) {
+  const TensorMap out(layouts_.home(v), v->type().shape());
+  if (layout::sameRegisters(in.map(), out)) {
     // layout::reshapeLayout kept every element in its register: no code.
     defineTensor(v, reshapedIn(layouts_.home(v), v->type().shape(), in));
+    return;
+  }
+  if (std::optional<std::vector<int64_t>> from = layout::registerPermutation(in.map(), out)) {
+    // Each thread's elements in other registers (reshapeLayoutKeepingThreads).
+    defineTensor(v, renamedRegisters(in, layouts_.home(v), v->type().shape(), *from, nameFor(v)));
     return;
   }
   // Same elements in the same row-major order: a reshape reads the operand's

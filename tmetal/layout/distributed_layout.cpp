@@ -188,6 +188,40 @@ std::optional<BlockedLayout> splitDimension(const BlockedLayout& b, int d, int64
 
 }  // namespace
 
+namespace {
+// Two neighbouring dimensions merged: where the first is only repeated (one
+// element, lane and SIMD group along it) and the layout's tile along the
+// second does not exceed it, the merged dimension is the second's tile
+// repeated the first's extent times as often (a [2, 32, 64] block reshaped
+// to [64, 64]); where each thread holds whole runs of the second, the runs
+// grow by the first's. Each thread then holds the elements it held; they
+// are in the registers they were in where the first is next in order after
+// the second (its registers and repetitions come right after the second's),
+// which `registersInOrder` requires.
+LayoutPtr mergeNeighbours(const BlockedLayout& b, const std::vector<int64_t>& from, const std::vector<int64_t>& to,
+                          bool registersInOrder) {
+  const int last = b.rank() - 1;
+  const auto position = [&](int dim) { return std::find(b.order.begin(), b.order.end(), dim) - b.order.begin(); };
+  if (to.size() + 1 != from.size()) return nullptr;
+  for (int d = 0; d < last; ++d) {
+    bool merges = to[d] == from[d] * from[d + 1] && (!registersInOrder || position(d) == position(d + 1) + 1);
+    for (int k = 0; k < d; ++k) merges = merges && to[k] == from[k];
+    for (int k = d + 2; k <= last; ++k) merges = merges && to[k - 1] == from[k];
+    if (!merges) continue;
+    if (onlyRepeatedAlong(b, d) &&
+        int64_t{b.sizePerThread[d + 1]} * b.lanesPerSimd[d + 1] * b.simdsPerGroup[d + 1] <= from[d + 1])
+      return DistributedLayout::blocked(dropDimension(b, d));
+    if (b.sizePerThread[d + 1] == from[d + 1] && b.lanesPerSimd[d + 1] == 1 && b.simdsPerGroup[d + 1] == 1) {
+      BlockedLayout runs = b;
+      runs.sizePerThread[d] *= b.sizePerThread[d + 1];
+      runs.sizePerThread[d + 1] = 1;
+      return DistributedLayout::blocked(dropDimension(runs, d + 1));
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
 LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
   if (!layout->isBlocked() || from.empty() || to.empty()) return nullptr;
   const BlockedLayout& b = layout->blockedParams();
@@ -208,31 +242,13 @@ LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& fro
     }
     return DistributedLayout::blocked(cur);
   }
-  // Two neighbouring dimensions merged, the first next in order after the
-  // second (its registers and repetitions come right after the second's):
-  // where the first is only repeated (one element, lane and SIMD group along
-  // it) and the layout's tile along the second does not exceed it, the
-  // merged dimension is the second's tile repeated the first's extent times
-  // as often (a [2, 32, 64] block reshaped to [64, 64]); where each thread
-  // holds whole runs of the second, the runs grow by the first's.
-  const auto position = [&](int dim) { return std::find(b.order.begin(), b.order.end(), dim) - b.order.begin(); };
-  if (to.size() + 1 == from.size())
-    for (int d = 0; d < last; ++d) {
-      bool merges = to[d] == from[d] * from[d + 1] && position(d) == position(d + 1) + 1;
-      for (int k = 0; k < d; ++k) merges = merges && to[k] == from[k];
-      for (int k = d + 2; k <= last; ++k) merges = merges && to[k - 1] == from[k];
-      if (!merges) continue;
-      if (onlyRepeatedAlong(b, d) &&
-          int64_t{b.sizePerThread[d + 1]} * b.lanesPerSimd[d + 1] * b.simdsPerGroup[d + 1] <= from[d + 1])
-        return DistributedLayout::blocked(dropDimension(b, d));
-      if (b.sizePerThread[d + 1] == from[d + 1] && b.lanesPerSimd[d + 1] == 1 && b.simdsPerGroup[d + 1] == 1) {
-        BlockedLayout runs = b;
-        runs.sizePerThread[d] *= b.sizePerThread[d + 1];
-        runs.sizePerThread[d + 1] = 1;
-        return DistributedLayout::blocked(dropDimension(runs, d + 1));
-      }
-    }
-  return nullptr;
+  return mergeNeighbours(b, from, to, /*registersInOrder=*/true);
+}
+
+LayoutPtr reshapeLayoutKeepingThreads(const LayoutPtr& layout, const std::vector<int64_t>& from,
+                                      const std::vector<int64_t>& to) {
+  if (!layout->isBlocked() || from.empty() || to.empty()) return nullptr;
+  return mergeNeighbours(layout->blockedParams(), from, to, /*registersInOrder=*/false);
 }
 
 }  // namespace tmetal::layout

@@ -80,4 +80,11 @@ LayoutPtr dropPairDimension(const LayoutPtr& layout);
 // then goes through threadgroup memory.
 LayoutPtr reshapeLayout(const LayoutPtr& layout, const std::vector<int64_t>& from, const std::vector<int64_t>& to);
 
+// The merges of reshapeLayout without its order condition: each thread
+// holds the elements it held, not all in the registers they were in (the
+// lowering renames its registers; no element moves between threads). Null
+// where no merge applies.
+LayoutPtr reshapeLayoutKeepingThreads(const LayoutPtr& layout, const std::vector<int64_t>& from,
+                                      const std::vector<int64_t>& to);
+
 }  // namespace tmetal::layout

@@ -411,6 +411,8 @@ class LayoutAssigner {
         const std::vector<int64_t>& from = op.operand(0)->type().shape();
         const std::vector<int64_t>& shape = op.result(0)->type().shape();
         LayoutPtr l = reshapeLayout(in, from, shape);
+        // Each thread keeping its elements in other registers: renamed.
+        if (!l) l = reshapeLayoutKeepingThreads(in, from, shape);
         if (!l) {
           // Through memory: into the layout of the store that writes the
           // result, if one does (its vectors), unless the default keeps every

@@ -1,6 +1,7 @@
 #include "tmetal/layout/tensor_map.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "tmetal/support/diagnostic.h"
 #include "tmetal/support/power_of_two.h"
@@ -144,6 +145,23 @@ bool sameRegisters(const TensorMap& a, const TensorMap& b) {
       if (rowMajorIndex(a.tensorIndex(thread, r), a.shape()) != rowMajorIndex(b.tensorIndex(thread, r), b.shape()))
         return false;
   return true;
+}
+
+std::optional<std::vector<int64_t>> registerPermutation(const TensorMap& a, const TensorMap& b) {
+  if (a.numThreads() != b.numThreads()) return std::nullopt;
+  std::vector<int64_t> from(b.numRegisters(), -1);
+  std::unordered_map<int64_t, int64_t> registerOf;
+  for (int thread = 0; thread < a.numThreads(); ++thread) {
+    registerOf.clear();
+    for (int64_t r = 0; r < a.numRegisters(); ++r)
+      registerOf.try_emplace(rowMajorIndex(a.tensorIndex(thread, r), a.shape()), r);
+    for (int64_t r = 0; r < b.numRegisters(); ++r) {
+      auto it = registerOf.find(rowMajorIndex(b.tensorIndex(thread, r), b.shape()));
+      if (it == registerOf.end() || (thread > 0 && from[r] != it->second)) return std::nullopt;
+      from[r] = it->second;
+    }
+  }
+  return from;
 }
 
 }  // namespace tmetal::layout

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tmetal/layout/distributed_layout.h"
@@ -91,5 +92,12 @@ int64_t rowMajorIndex(const std::vector<int64_t>& index, const std::vector<int64
 // Whether register r of every thread holds the same element (by row-major
 // position) in both tensors: a reshape between them moves nothing.
 bool sameRegisters(const TensorMap& a, const TensorMap& b);
+
+// For each register of b, the register of a that holds the same element (by
+// row-major position) in every thread, the same register in all of them:
+// a reshape or conversion between them only renames registers. Nullopt
+// where a thread holds one of b's elements in no register of a, or the
+// registers differ between threads.
+std::optional<std::vector<int64_t>> registerPermutation(const TensorMap& a, const TensorMap& b);
 
 }  // namespace tmetal::layout
