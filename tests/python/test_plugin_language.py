@@ -582,8 +582,8 @@ def check_tiles_past_the_threadgroup_memory_in_pieces(device: Device):
     # A split, a reshape or a conversion whose tile is more than the
     # threadgroup memory left to it is staged in pieces of what is left: the
     # 128x128 float32 accumulator split beside the loop's dot staging (64 KB
-    # against 16 KB left: four pieces), a transposed 128x128 tile flattened
-    # (two pieces); each had been refused.
+    # against 16 KB left: four pieces; eight beside float16 matrices), a
+    # transposed 128x128 tile flattened (two pieces); each had been refused.
     rng = np.random.default_rng(17)
     a, b = rng.integers(-4, 5, (128, 32)), rng.integers(-4, 5, (32, 128))
     for dtype in (np.float32, np.float16):
@@ -595,6 +595,11 @@ def check_tiles_past_the_threadgroup_memory_in_pieces(device: Device):
         assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
         buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
         assert any(b["purpose"].startswith("split") for b in buffers), buffers
+        # The accumulator's rows are repeated over its threads (registers), so
+        # each piece writes and reads just its own registers: no guards.
+        source = compiled.asm.get("msl") or compiled.asm.get("cuda")
+        source = source.decode() if isinstance(source, bytes) else source
+        assert re.search(r"split in \d+ pieces", source) and not re.search(r">> \d+\) == \d+\)", source)
     x = rng.standard_normal((128, 128)).astype(np.float32)
     out = device.put(np.zeros(128 * 128, np.float32))
     compiled = flattened_transpose_kernel[(1, )](device.put(x), out, N=128)

@@ -134,7 +134,8 @@ void KernelLowering::forEachRegister(int64_t n,
       return;
     }
   }
-  for (int64_t r = 0; r < n; ++r) body_.line(concrete(r));
+  for (int64_t r = 0; r < n; ++r)
+    if (std::string line = concrete(r); !line.empty()) body_.line(line);
 }
 
 RegisterTensor KernelLowering::computeRegisters(

@@ -106,7 +106,7 @@ class KernelLowering {
   // Declares `name` for n registers (an array, or a scalar when n == 1).
   std::string declaration(const ir::Type& element, const std::string& name, int64_t n) const;
   // Emits `stmt(index)` for every register: a loop when every symbolic form
-  // exists, else one statement per register.
+  // exists, else one statement per register (none where `concrete` gives "").
   void forEachRegister(int64_t n, const std::function<std::optional<std::string>(const std::string&)>& symbolic,
                        const std::function<std::string(int64_t)>& concrete);
   // Registers of a new array for `v` in `l`, declared and filled with `expr`
@@ -457,8 +457,10 @@ class KernelLowering {
       const std::string& buffer, const ir::Value* v,
       const std::function<std::vector<std::pair<std::string, int64_t>>(const layout::TensorMap&, int64_t)>& terms);
   // Both: store(index, value) is the statement for each register's element.
+  // `only`, where given, picks the registers (each written out, no loop).
   void writeEachStaged(const RegisterTensor& in, const std::string& buffer,
-                       const std::function<std::string(const std::string&, const std::string&)>& store);
+                       const std::function<std::string(const std::string&, const std::string&)>& store,
+                       const std::function<bool(int64_t)>& only = {});
   // `position` (where given) maps the row-major index to the buffer's.
   RegisterTensor readStaged(const std::string& buffer, const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
                             const ir::Type& element, const std::string& name, int64_t scale, int64_t offset,
@@ -474,7 +476,8 @@ class KernelLowering {
   // load(index, target) is the statement that sets each register of t (its
   // array element `target`) from the row-major index of its element.
   void readEachStaged(const RegisterTensor& t,
-                      const std::function<std::string(const std::string&, const std::string&)>& load);
+                      const std::function<std::string(const std::string&, const std::string&)>& load,
+                      const std::function<bool(int64_t)>& only = {});
   // Tensors written to a staging buffer and read back: writes at
   // buffer[row-major index * scale + offset] of their own shapes, reads
   // likewise in the readers' layouts.

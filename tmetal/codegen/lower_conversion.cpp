@@ -85,10 +85,26 @@ std::string scaled(const std::string& index, int64_t scale, int64_t offset) {
   if (offset) s += " + " + std::to_string(offset);
   return s;
 }
+// For each register of `map`, the piece (bits `shift` and up of the staged
+// index: row-major * scale + offset) its element falls in, where that is the
+// same in every thread; nullopt where some register's piece depends on the
+// thread.
+std::optional<std::vector<int64_t>> registerPieces(const TensorMap& map, int64_t scale, int64_t offset, int shift) {
+  std::vector<int64_t> pieces(map.numRegisters());
+  for (int thread = 0; thread < map.numThreads(); ++thread)
+    for (int64_t r = 0; r < map.numRegisters(); ++r) {
+      const int64_t piece = (layout::rowMajorIndex(map.tensorIndex(thread, r), map.shape()) * scale + offset) >> shift;
+      if (thread > 0 && pieces[r] != piece) return std::nullopt;
+      pieces[r] = piece;
+    }
+  return pieces;
+}
+
 }  // namespace
 
 void KernelLowering::writeEachStaged(const RegisterTensor& in, const std::string& buffer,
-                                     const std::function<std::string(const std::string&, const std::string&)>& store) {
+                                     const std::function<std::string(const std::string&, const std::string&)>& store,
+                                     const std::function<bool(int64_t)>& only) {
   TensorMap map = in.map();
   int64_t n = map.numRegisters();
   std::string owner = ownerCondition(map);
@@ -99,10 +115,12 @@ void KernelLowering::writeEachStaged(const RegisterTensor& in, const std::string
       n,
       [&](const std::string& idx) -> std::optional<std::string> {
         std::optional<std::string> v = in.at(idx);
-        if (!v) return std::nullopt;
+        if (!v || only) return std::nullopt;
         return store(offsetExpr(base, terms, idx, n), *v);
       },
-      [&](int64_t r) { return store(offsetExpr(base, linearIndexConstant(map, r)), in.regs[r]); });
+      [&](int64_t r) {
+        return only && !only(r) ? std::string() : store(offsetExpr(base, linearIndexConstant(map, r)), in.regs[r]);
+      });
   if (!owner.empty()) body_.close();
 }
 
@@ -138,7 +156,8 @@ RegisterTensor KernelLowering::declareStaged(const LayoutPtr& l, const std::vect
 }
 
 void KernelLowering::readEachStaged(const RegisterTensor& t,
-                                    const std::function<std::string(const std::string&, const std::string&)>& load) {
+                                    const std::function<std::string(const std::string&, const std::string&)>& load,
+                                    const std::function<bool(int64_t)>& only) {
   const TensorMap out = t.map();
   const int64_t n = out.numRegisters();
   std::string base = bindBase(linearIndexBase(out), t.arrayName + "_at", n);
@@ -146,9 +165,12 @@ void KernelLowering::readEachStaged(const RegisterTensor& t,
   forEachRegister(
       n,
       [&](const std::string& idx) -> std::optional<std::string> {
+        if (only || t.arrayName.empty()) return std::nullopt;
         return load(offsetExpr(base, terms, idx, n), t.arrayName + "[" + idx + "]");
       },
-      [&](int64_t r) { return load(offsetExpr(base, linearIndexConstant(out, r)), t.regs[r]); });
+      [&](int64_t r) {
+        return only && !only(r) ? std::string() : load(offsetExpr(base, linearIndexConstant(out, r)), t.regs[r]);
+      });
 }
 
 RegisterTensor KernelLowering::readStaged(const std::string& buffer, const LayoutPtr& l,
@@ -190,34 +212,54 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     return out;
   }
   // Piece p holds the elements whose buffer index i (row-major, scaled) has
-  // i / size == p, at i % size. Which registers a thread writes or reads in
-  // a piece depends on the thread, so each access is guarded: every
-  // register is visited once a piece (compilers fold the guards of
-  // registers whose piece is known).
+  // i / size == p, at i % size. Where every thread holds a register's
+  // element in the same piece (the piece bits are register bits: a tile's
+  // rows repeated over its threads), a piece writes and reads just its
+  // registers; otherwise which registers a thread accesses in a piece
+  // depends on the thread, and every register is visited once a piece,
+  // under a guard.
   const int64_t size = count / pieces;
   const std::string shift = std::to_string(log2OfPowerOfTwo(size)), mask = std::to_string(size - 1);
   std::string buffer = allocateStaging(op, element, size, purpose);
   body_.comment(purpose + " in " + std::to_string(pieces) + " pieces of " + std::to_string(size) +
                 " elements: the whole tile is more than the threadgroup memory left to it");
   for (const StagedRead& r : reads) out.push_back(declareStaged(r.layout, r.shape, element, r.name));
+  const auto piecesOf = [&](const TensorMap& map, int64_t scale, int64_t offset) {
+    return registerPieces(map, scale, offset, log2OfPowerOfTwo(size));
+  };
+  std::vector<std::optional<std::vector<int64_t>>> writePieces, readPieces;
+  for (const StagedWrite& w : writes) writePieces.push_back(piecesOf(w.tensor->map(), w.scale, w.offset));
+  for (size_t k = 0; k < reads.size(); ++k) readPieces.push_back(piecesOf(out[k].map(), reads[k].scale, reads[k].offset));
   for (int64_t p = 0; p < pieces; ++p) {
-    // The guard of an element at row-major index `index`, and its place in the piece.
-    auto inPiece = [&](const std::string& index, int64_t scale, int64_t offset) {
+    // The guard of an element at row-major index `index` (none where its
+    // register's piece is known), and its place in the piece.
+    auto inPiece = [&](const std::string& index, int64_t scale, int64_t offset, bool known) {
       const std::string i = parenthesized(scaled(index, scale, offset));
-      return std::make_pair("if ((" + i + " >> " + shift + ") == " + std::to_string(p) + ") ", i + " & " + mask);
+      const std::string guard = known ? "" : "if ((" + i + " >> " + shift + ") == " + std::to_string(p) + ") ";
+      return std::make_pair(guard, i + " & " + mask);
+    };
+    auto registersOf = [&](const std::optional<std::vector<int64_t>>& known) -> std::function<bool(int64_t)> {
+      if (!known) return {};
+      return [&known, p](int64_t r) { return (*known)[r] == p; };
     };
     if (p == 0) barrierBeforeReuse(); else body_.line(dialect_.barrier());
-    for (const StagedWrite& w : writes)
-      writeEachStaged(*w.tensor, buffer, [&](const std::string& index, const std::string& value) {
-        const auto [guard, at] = inPiece(index, w.scale, w.offset);
-        return guard + buffer + "[" + at + "] = " + toStaged(value, element) + ";";
-      });
+    for (size_t k = 0; k < writes.size(); ++k)
+      writeEachStaged(
+          *writes[k].tensor, buffer,
+          [&](const std::string& index, const std::string& value) {
+            const auto [guard, at] = inPiece(index, writes[k].scale, writes[k].offset, writePieces[k].has_value());
+            return guard + buffer + "[" + at + "] = " + toStaged(value, element) + ";";
+          },
+          registersOf(writePieces[k]));
     body_.line(dialect_.barrier());
     for (size_t k = 0; k < reads.size(); ++k)
-      readEachStaged(out[k], [&](const std::string& index, const std::string& target) {
-        const auto [guard, at] = inPiece(index, reads[k].scale, reads[k].offset);
-        return guard + target + " = " + fromStaged(buffer + "[" + at + "]", element) + ";";
-      });
+      readEachStaged(
+          out[k],
+          [&](const std::string& index, const std::string& target) {
+            const auto [guard, at] = inPiece(index, reads[k].scale, reads[k].offset, readPieces[k].has_value());
+            return guard + target + " = " + fromStaged(buffer + "[" + at + "]", element) + ";";
+          },
+          registersOf(readPieces[k]));
   }
   return out;
 }
