@@ -550,6 +550,10 @@ def check_transposed_stores_within_the_threadgroup_memory(device: Device):
         np.testing.assert_array_equal(device.get(z), x.T, err_msg=str(rows))
         assert bool(compiled.metadata.tmetal_abi["layouts"].get("conversions")) == staged, rows
         assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
+        if rows == 128:  # in pieces, each row swizzled as the whole tile's would be
+            source = compiled.asm["msl"] if "msl" in compiled.asm else compiled.asm["cuda"]
+            source = source.decode() if isinstance(source, bytes) else source
+            assert "conversion in 2 pieces" in source and "(rows swizzled as staged whole)" in source
 
 
 @triton.jit

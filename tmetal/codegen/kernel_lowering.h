@@ -496,10 +496,16 @@ class KernelLowering {
   // of what does fit, a barrier between each write and read; returns the
   // reads. Refused, as the whole tile, where no piece fits.
   static constexpr int64_t kMaxStagingPieces = 16;
+  // A staged index's place within its row of `rowLength` elements, permuted
+  // (convertAcrossDimensions's swizzle): used where a piece holds whole rows.
+  struct RowSwizzle {
+    std::function<std::string(const std::string&)> position;
+    int64_t rowLength;  // no initializer: a default argument value-initializes it
+  };
   std::vector<RegisterTensor> stageThrough(const ir::Operation& op, const std::string& purpose,
                                            const ir::Type& element, int64_t count,
                                            const std::vector<StagedWrite>& writes,
-                                           const std::vector<StagedRead>& reads);
+                                           const std::vector<StagedRead>& reads, const RowSwizzle& swizzle = {});
   void lowerJoinSplitCat(const ir::Operation& op);
   // A join or split whose layouts keep each pair in one thread's registers
   // (lower_join_split.cpp); false, having emitted nothing, when they do not.

@@ -190,7 +190,8 @@ RegisterTensor KernelLowering::readStaged(const std::string& buffer, const Layou
 std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op, const std::string& purpose,
                                                          const ir::Type& element, int64_t count,
                                                          const std::vector<StagedWrite>& writes,
-                                                         const std::vector<StagedRead>& reads) {
+                                                         const std::vector<StagedRead>& reads,
+                                                         const RowSwizzle& swizzle) {
   const int bytes = elementBytes(element);
   auto [known, isNew] = stagingPieces_.try_emplace(&op, 1);
   int64_t& pieces = known->second;
@@ -220,9 +221,13 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   // under a guard.
   const int64_t size = count / pieces;
   const std::string shift = std::to_string(log2OfPowerOfTwo(size)), mask = std::to_string(size - 1);
+  // A swizzle within rows keeps every element in its piece where a piece
+  // holds whole rows.
+  const bool swizzled = swizzle.position && size % swizzle.rowLength == 0;
   std::string buffer = allocateStaging(op, element, size, purpose);
   body_.comment(purpose + " in " + std::to_string(pieces) + " pieces of " + std::to_string(size) +
-                " elements: the whole tile is more than the threadgroup memory left to it");
+                " elements: the whole tile is more than the threadgroup memory left to it" +
+                (swizzled ? " (rows swizzled as staged whole)" : ""));
   for (const StagedRead& r : reads) out.push_back(declareStaged(r.layout, r.shape, element, r.name));
   const auto piecesOf = [&](const TensorMap& map, int64_t scale, int64_t offset) {
     return registerPieces(map, scale, offset, log2OfPowerOfTwo(size));
@@ -236,7 +241,7 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     auto inPiece = [&](const std::string& index, int64_t scale, int64_t offset, bool known) {
       const std::string i = parenthesized(scaled(index, scale, offset));
       const std::string guard = known ? "" : "if ((" + i + " >> " + shift + ") == " + std::to_string(p) + ") ";
-      return std::make_pair(guard, i + " & " + mask);
+      return std::make_pair(guard, (swizzled ? swizzle.position(i) : i) + " & " + mask);
     };
     auto registersOf = [&](const std::optional<std::vector<int64_t>>& known) -> std::function<bool(int64_t)> {
       if (!known) return {};
@@ -359,6 +364,14 @@ std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::
   }
   body_.comment("staged along dimension " + std::to_string(writersAlong) + ", rows of " + std::to_string(rowLength) +
                 " in vectors of " + std::to_string(vector) + ", " + std::to_string(phases) + " phases");
+  if (!threadgroupMemory_.canHold(op, in.numElements(), bytes)) {
+    // In pieces, element by element, each row swizzled as it would be whole.
+    RegisterTensor out = stageThrough(op, "conversion", in.element, in.numElements(), {{&view}},
+                                      {{readView, view.shape, newName(hint)}}, {position, rowLength})[0];
+    out.layout = to;
+    out.shape = in.shape;
+    return out;
+  }
   std::string buffer = allocateStaging(op, in.element, in.numElements(), "conversion");
   barrierBeforeReuse();
   if (!writeStagedVectors(view, buffer, rowLength, position))
@@ -466,14 +479,12 @@ RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const Regi
   }
   body_.comment("layout conversion of " + hint + " to " + to->str());
   const int64_t numel = in.numElements();
-  // The whole tile, staged along its writers' dimension, where it fits.
-  if (threadgroupMemory_.canHold(op, numel, elementBytes(in.element))) {
-    if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
-    if (in.shape.size() > 2)
-      if (std::optional<RegisterTensor> across =
-              stageAcrossDimensions(op, in, to, in.shape, "conversion", newName(hint)))
-        return *across;
-  }
+  // Staged along the writers' dimension: a 2-D tile whole or in pieces,
+  // others where the whole fits.
+  if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
+  if (in.shape.size() > 2 && threadgroupMemory_.canHold(op, numel, elementBytes(in.element)))
+    if (std::optional<RegisterTensor> across = stageAcrossDimensions(op, in, to, in.shape, "conversion", newName(hint)))
+      return *across;
   return stageThrough(op, "conversion", in.element, numel, {{&in}}, {{to, in.shape, newName(hint)}})[0];
 }
 
