@@ -582,6 +582,16 @@ def flattened_transpose_kernel(x_ptr, out_ptr, N: tl.constexpr):
     tl.store(out_ptr + k, tl.reshape(tl.trans(tile), (N * N, )))
 
 
+@triton.jit
+def flattened_transposes_summed_kernel(x_ptr, out_ptr, trips, N: tl.constexpr):
+    rows, columns = tl.arange(0, N), tl.arange(0, N)
+    total = tl.zeros((N * N, ), dtype=tl.float32)
+    for t in range(trips):
+        tile = tl.load(x_ptr + t * N * N + rows[:, None] * N + columns[None, :])
+        total += tl.reshape(tl.trans(tile), (N * N, ))
+    tl.store(out_ptr + tl.arange(0, N * N), total)
+
+
 def check_tiles_past_the_threadgroup_memory_in_pieces(device: Device):
     # A split, a reshape or a conversion whose tile is more than the
     # threadgroup memory left to it is staged in pieces of what is left: the
@@ -610,6 +620,13 @@ def check_tiles_past_the_threadgroup_memory_in_pieces(device: Device):
     device.synchronize()
     np.testing.assert_array_equal(device.get(out), x.T.reshape(-1))
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] == 32768
+    # The same in a loop, whose body is lowered twice (four trips at a time
+    # and the rest): the second copy stages in the pieces the first took.
+    x = rng.integers(-8, 9, (6, 128, 128)).astype(np.float32)
+    out = device.put(np.zeros(128 * 128, np.float32))
+    flattened_transposes_summed_kernel[(1, )](device.put(x), out, 6, N=128)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(out), x.transpose(0, 2, 1).sum(0).reshape(-1))
 
 
 @triton.jit

@@ -496,6 +496,11 @@ class KernelLowering {
   // of what does fit, a barrier between each write and read; returns the
   // reads. Refused, as the whole tile, where no piece fits.
   static constexpr int64_t kMaxStagingPieces = 16;
+  // The pieces of a staging of `count` elements: the fewest whose size fits
+  // (1 where the whole does, or where none does), or in the second copy of a
+  // loop body what the first copy took.
+  int64_t stagingPieces(const ir::Operation& op, const ir::Type& element, int64_t count);
+  int64_t stagingPiecesAt(int copyLevel, const std::function<int64_t()>& decide);
   // A staged index's place within its row of `rowLength` elements, permuted
   // (convertAcrossDimensions's swizzle): used where a piece holds whole rows.
   struct RowSwizzle {
@@ -544,9 +549,6 @@ class KernelLowering {
   bool atomicsUsed_ = false;
   bool matricesUsed_ = false;
   std::unordered_map<const ir::Operation*, DotMatrixPlan> dotMatrixPlans_;
-  // How many pieces each op's staging took (stageThrough): a second copy of
-  // a loop body stages as the first did, through the same buffer.
-  std::unordered_map<const ir::Operation*, int64_t> stagingPieces_;
   // The dots whose loop carries their accumulator in tiles, and the values
   // (carried argument, dot result) that then have no registers.
   std::unordered_map<const ir::Operation*, DotTiles> loopAccumulatorTiles_;
@@ -581,6 +583,10 @@ class KernelLowering {
     nlohmann::json decisions;
     std::vector<std::string> buffers;
     size_t nextBuffer = 0;
+    // How many pieces each staging took (stageThrough), in order: a second
+    // copy stages as the first did, through the same buffers.
+    std::vector<int64_t> stagingPieces;
+    size_t nextStagingPieces = 0;
     bool replaying = false;
   };
   std::vector<BodyCopies> bodyCopies_;

@@ -187,20 +187,31 @@ RegisterTensor KernelLowering::readStaged(const std::string& buffer, const Layou
   return t;
 }
 
+int64_t KernelLowering::stagingPieces(const ir::Operation& op, const ir::Type& element, int64_t count) {
+  return stagingPiecesAt(static_cast<int>(bodyCopies_.size()) - 1, [&] {
+    const int bytes = elementBytes(element);
+    int64_t pieces = 1;
+    while (pieces < kMaxStagingPieces && isPowerOfTwo(count) && pieces < count &&
+           !threadgroupMemory_.canHold(op, count / pieces, bytes))
+      pieces *= 2;
+    return threadgroupMemory_.canHold(op, count / pieces, bytes) ? pieces : 1;  // 1: refused as the whole tile
+  });
+}
+
+int64_t KernelLowering::stagingPiecesAt(int copyLevel, const std::function<int64_t()>& decide) {
+  if (copyLevel < 0) return decide();
+  BodyCopies& level = bodyCopies_[copyLevel];
+  if (level.replaying) return level.stagingPieces.at(level.nextStagingPieces++);
+  level.stagingPieces.push_back(stagingPiecesAt(copyLevel - 1, decide));
+  return level.stagingPieces.back();
+}
+
 std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op, const std::string& purpose,
                                                          const ir::Type& element, int64_t count,
                                                          const std::vector<StagedWrite>& writes,
                                                          const std::vector<StagedRead>& reads,
                                                          const RowSwizzle& swizzle) {
-  const int bytes = elementBytes(element);
-  auto [known, isNew] = stagingPieces_.try_emplace(&op, 1);
-  int64_t& pieces = known->second;
-  if (isNew) {
-    while (pieces < kMaxStagingPieces && isPowerOfTwo(count) && pieces < count &&
-           !threadgroupMemory_.canHold(op, count / pieces, bytes))
-      pieces *= 2;
-    if (!threadgroupMemory_.canHold(op, count / pieces, bytes)) pieces = 1;  // refused below, as the whole tile
-  }
+  const int64_t pieces = stagingPieces(op, element, count);
   std::vector<RegisterTensor> out;
   if (pieces == 1) {
     // The whole tile at once (or the error that it does not fit).
