@@ -498,7 +498,8 @@ class KernelLowering {
   static constexpr int64_t kMaxStagingPieces = 16;
   // The pieces of a staging of `count` elements: the fewest whose size fits
   // (1 where the whole does, or where none does), or in the second copy of a
-  // loop body what the first copy took.
+  // loop body what the first copy took (every choice between staging whole
+  // and in pieces asks here, so that both copies choose alike).
   int64_t stagingPieces(const ir::Operation& op, const ir::Type& element, int64_t count);
   int64_t stagingPiecesAt(int copyLevel, const std::function<int64_t()>& decide);
   // A staged index's place within its row of `rowLength` elements, permuted

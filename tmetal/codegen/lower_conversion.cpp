@@ -375,7 +375,7 @@ std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::
   }
   body_.comment("staged along dimension " + std::to_string(writersAlong) + ", rows of " + std::to_string(rowLength) +
                 " in vectors of " + std::to_string(vector) + ", " + std::to_string(phases) + " phases");
-  if (!threadgroupMemory_.canHold(op, in.numElements(), bytes)) {
+  if (stagingPieces(op, in.element, in.numElements()) > 1) {
     // In pieces, element by element, each row swizzled as it would be whole.
     RegisterTensor out = stageThrough(op, "conversion", in.element, in.numElements(), {{&view}},
                                       {{readView, view.shape, newName(hint)}}, {position, rowLength})[0];
@@ -493,7 +493,7 @@ RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const Regi
   // Staged along the writers' dimension: a 2-D tile whole or in pieces,
   // others where the whole fits.
   if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
-  if (in.shape.size() > 2 && threadgroupMemory_.canHold(op, numel, elementBytes(in.element)))
+  if (in.shape.size() > 2 && stagingPieces(op, in.element, numel) == 1)
     if (std::optional<RegisterTensor> across = stageAcrossDimensions(op, in, to, in.shape, "conversion", newName(hint)))
       return *across;
   return stageThrough(op, "conversion", in.element, numel, {{&in}}, {{to, in.shape, newName(hint)}})[0];

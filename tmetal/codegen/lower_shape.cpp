@@ -205,7 +205,7 @@ void KernelLowering::lowerReshape(const ir::Operation& op) {
   // Same elements in the same row-major order: a reshape reads the operand's
   // row-major linear index (the whole tile staged along the writers'
   // dimension where it fits, else in pieces).
-  if (threadgroupMemory_.canHold(op, in.numElements(), elementBytes(in.element)))
+  if (stagingPieces(op, in.element, in.numElements()) == 1)
     if (std::optional<RegisterTensor> across =
             stageAcrossDimensions(op, in, layouts_.home(v), v->type().shape(), "reshape", nameFor(v))) {
       defineTensor(v, std::move(*across));
