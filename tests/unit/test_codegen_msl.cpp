@@ -143,11 +143,15 @@ std::string reshapeOf512x512() {
 TEST(CodegenMsl, ATilePastTheThreadgroupMemoryIsStagedInPieces) {
   // The transposed 128x128 tile (64 KB) flattened: in two pieces of 32 KB,
   // each element written and read in the piece its row-major index falls in.
+  // Which piece a writer's registers fall in depends on the thread alone (a
+  // lane bit): the threads of each piece write all their registers, under
+  // one condition and no guard of an element's own.
   const codegen::CompiledKernel k = compileText(kReshapeTooBig);
   EXPECT_NE(k.source.find("// reshape in 2 pieces of 8192 elements"), std::string::npos) << k.source;
   EXPECT_NE(k.source.find("threadgroup float tg_reshape[8192];"), std::string::npos) << k.source;
-  EXPECT_EQ(count(k.source, ">> 13) == 0) tg_reshape["), 1u) << k.source;
-  EXPECT_EQ(count(k.source, ">> 13) == 1) tg_reshape["), 1u) << k.source;
+  EXPECT_EQ(count(k.source, ">> 13) == 0) {"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, ">> 13) == 1) {"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, ") tg_reshape["), 0u) << k.source;
   EXPECT_EQ(count(k.source, "threadgroup_barrier"), 3u) << k.source;  // write, read, write, read
 }
 

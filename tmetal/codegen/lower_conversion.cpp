@@ -85,19 +85,35 @@ std::string scaled(const std::string& index, int64_t scale, int64_t offset) {
   if (offset) s += " + " + std::to_string(offset);
   return s;
 }
-// For each register of `map`, the piece (bits `shift` and up of the staged
-// index: row-major * scale + offset) its element falls in, where that is the
-// same in every thread; nullopt where some register's piece depends on the
-// thread.
-std::optional<std::vector<int64_t>> registerPieces(const TensorMap& map, int64_t scale, int64_t offset, int shift) {
-  std::vector<int64_t> pieces(map.numRegisters());
-  for (int thread = 0; thread < map.numThreads(); ++thread)
-    for (int64_t r = 0; r < map.numRegisters(); ++r) {
-      const int64_t piece = (layout::rowMajorIndex(map.tensorIndex(thread, r), map.shape()) * scale + offset) >> shift;
-      if (thread > 0 && pieces[r] != piece) return std::nullopt;
-      pieces[r] = piece;
-    }
-  return pieces;
+// Which piece (bits `shift` and up of the staged index: row-major * scale +
+// offset) each element of `map` falls in, split into a part of the register
+// and a part of the thread: piece(t, r) = first + (ofRegister[r] |
+// ofThread[t]), the two parts on bits of their own. A blocked layout's
+// element index is a sum of register and thread offsets on distinct bits, so
+// its pieces split so; nullopt where they do not.
+struct PieceSplit {
+  int64_t first = 0;
+  std::vector<int64_t> ofRegister;
+  int64_t registerBits = 0, threadBits = 0;
+};
+
+std::optional<PieceSplit> splitPieces(const TensorMap& map, int64_t scale, int64_t offset, int shift) {
+  auto piece = [&](int thread, int64_t r) {
+    return (layout::rowMajorIndex(map.tensorIndex(thread, r), map.shape()) * scale + offset) >> shift;
+  };
+  PieceSplit split;
+  split.first = piece(0, 0);
+  std::vector<int64_t> ofThread(map.numThreads());
+  for (int t = 0; t < map.numThreads(); ++t) split.threadBits |= ofThread[t] = piece(t, 0) - split.first;
+  for (int64_t r = 0; r < map.numRegisters(); ++r) {
+    split.ofRegister.push_back(piece(0, r) - split.first);
+    split.registerBits |= split.ofRegister.back();
+  }
+  if (split.registerBits & split.threadBits) return std::nullopt;
+  for (int t = 0; t < map.numThreads(); ++t)
+    for (int64_t r = 0; r < map.numRegisters(); ++r)
+      if (piece(t, r) != split.first + (split.ofRegister[r] | ofThread[t])) return std::nullopt;
+  return split;
 }
 
 }  // namespace
@@ -224,12 +240,7 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     return out;
   }
   // Piece p holds the elements whose buffer index i (row-major, scaled) has
-  // i / size == p, at i % size. Where every thread holds a register's
-  // element in the same piece (the piece bits are register bits: a tile's
-  // rows repeated over its threads), a piece writes and reads just its
-  // registers; otherwise which registers a thread accesses in a piece
-  // depends on the thread, and every register is visited once a piece,
-  // under a guard.
+  // i / size == p, at i % size.
   const int64_t size = count / pieces;
   const std::string shift = std::to_string(log2OfPowerOfTwo(size)), mask = std::to_string(size - 1);
   // A swizzle within rows keeps every element in its piece where a piece
@@ -240,42 +251,60 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
                 " elements: the whole tile is more than the threadgroup memory left to it" +
                 (swizzled ? " (rows swizzled as staged whole)" : ""));
   for (const StagedRead& r : reads) out.push_back(declareStaged(r.layout, r.shape, element, r.name));
-  const auto piecesOf = [&](const TensorMap& map, int64_t scale, int64_t offset) {
-    return registerPieces(map, scale, offset, log2OfPowerOfTwo(size));
+  // One staging side (a write or a read) of piece p: where its pieces split
+  // into register and thread parts, the threads whose part matches write or
+  // read just their registers whose part matches; elsewhere every register
+  // is visited under a guard.
+  const int shiftBits = log2OfPowerOfTwo(size);
+  // An element's guard (empty where none is needed) and place in the piece.
+  using Placed = std::pair<std::string, std::string>;
+  using Emit = std::function<void(const std::function<Placed(const std::string&)>&, const std::function<bool(int64_t)>&)>;
+  auto side = [&](const TensorMap& map, int64_t scale, int64_t offset, int64_t p, const Emit& emit) {
+    auto at = [&](const std::string& i) { return (swizzled ? swizzle.position(i) : i) + " & " + mask; };
+    const std::optional<PieceSplit> split = splitPieces(map, scale, offset, shiftBits);
+    if (!split) {
+      emit([&](const std::string& index) {
+        const std::string i = parenthesized(scaled(index, scale, offset));
+        return Placed{"if ((" + i + " >> " + shift + ") == " + std::to_string(p) + ") ", at(i)};
+      }, {});
+      return;
+    }
+    const int64_t q = p - split->first;
+    if (q < 0 || (q & ~(split->registerBits | split->threadBits))) return;  // none of its elements
+    std::string threads;
+    if (split->threadBits) {
+      const std::string first = parenthesized(
+          scaled(offsetExpr(linearIndexBase(map), linearIndexConstant(map, 0)), scale, offset));
+      threads = "(" + first + " >> " + shift + ") == " + std::to_string(split->first + (q & split->threadBits));
+    }
+    if (!threads.empty()) body_.open("if (" + threads + ")");
+    emit([&](const std::string& index) { return Placed{"", at(parenthesized(scaled(index, scale, offset)))}; },
+         [&](int64_t r) { return split->ofRegister[r] == (q & split->registerBits); });
+    if (!threads.empty()) body_.close();
   };
-  std::vector<std::optional<std::vector<int64_t>>> writePieces, readPieces;
-  for (const StagedWrite& w : writes) writePieces.push_back(piecesOf(w.tensor->map(), w.scale, w.offset));
-  for (size_t k = 0; k < reads.size(); ++k) readPieces.push_back(piecesOf(out[k].map(), reads[k].scale, reads[k].offset));
   for (int64_t p = 0; p < pieces; ++p) {
-    // The guard of an element at row-major index `index` (none where its
-    // register's piece is known), and its place in the piece.
-    auto inPiece = [&](const std::string& index, int64_t scale, int64_t offset, bool known) {
-      const std::string i = parenthesized(scaled(index, scale, offset));
-      const std::string guard = known ? "" : "if ((" + i + " >> " + shift + ") == " + std::to_string(p) + ") ";
-      return std::make_pair(guard, (swizzled ? swizzle.position(i) : i) + " & " + mask);
-    };
-    auto registersOf = [&](const std::optional<std::vector<int64_t>>& known) -> std::function<bool(int64_t)> {
-      if (!known) return {};
-      return [&known, p](int64_t r) { return (*known)[r] == p; };
-    };
     if (p == 0) barrierBeforeReuse(); else body_.line(dialect_.barrier());
-    for (size_t k = 0; k < writes.size(); ++k)
-      writeEachStaged(
-          *writes[k].tensor, buffer,
-          [&](const std::string& index, const std::string& value) {
-            const auto [guard, at] = inPiece(index, writes[k].scale, writes[k].offset, writePieces[k].has_value());
-            return guard + buffer + "[" + at + "] = " + toStaged(value, element) + ";";
-          },
-          registersOf(writePieces[k]));
+    for (const StagedWrite& w : writes)
+      side(w.tensor->map(), w.scale, w.offset, p, [&](const auto& where, const auto& only) {
+        writeEachStaged(
+            *w.tensor, buffer,
+            [&](const std::string& index, const std::string& value) {
+              const auto [guard, place] = where(index);
+              return guard + buffer + "[" + place + "] = " + toStaged(value, element) + ";";
+            },
+            only);
+      });
     body_.line(dialect_.barrier());
     for (size_t k = 0; k < reads.size(); ++k)
-      readEachStaged(
-          out[k],
-          [&](const std::string& index, const std::string& target) {
-            const auto [guard, at] = inPiece(index, reads[k].scale, reads[k].offset, readPieces[k].has_value());
-            return guard + target + " = " + fromStaged(buffer + "[" + at + "]", element) + ";";
-          },
-          registersOf(readPieces[k]));
+      side(out[k].map(), reads[k].scale, reads[k].offset, p, [&](const auto& where, const auto& only) {
+        readEachStaged(
+            out[k],
+            [&](const std::string& index, const std::string& target) {
+              const auto [guard, place] = where(index);
+              return guard + target + " = " + fromStaged(buffer + "[" + place + "]", element) + ";";
+            },
+            only);
+      });
   }
   return out;
 }
