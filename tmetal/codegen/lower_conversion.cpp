@@ -259,9 +259,9 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   // An element's guard (empty where none is needed) and place in the piece.
   using Placed = std::pair<std::string, std::string>;
   using Emit = std::function<void(const std::function<Placed(const std::string&)>&, const std::function<bool(int64_t)>&)>;
-  auto side = [&](const TensorMap& map, int64_t scale, int64_t offset, int64_t p, const Emit& emit) {
+  auto side = [&](const TensorMap& map, int64_t scale, int64_t offset, const std::optional<PieceSplit>& split,
+                  int64_t p, const Emit& emit) {
     auto at = [&](const std::string& i) { return (swizzled ? swizzle.position(i) : i) + " & " + mask; };
-    const std::optional<PieceSplit> split = splitPieces(map, scale, offset, shiftBits);
     if (!split) {
       emit([&](const std::string& index) {
         const std::string i = parenthesized(scaled(index, scale, offset));
@@ -282,10 +282,15 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
          [&](int64_t r) { return split->ofRegister[r] == (q & split->registerBits); });
     if (!threads.empty()) body_.close();
   };
+  std::vector<std::optional<PieceSplit>> writeSplits, readSplits;
+  for (const StagedWrite& w : writes) writeSplits.push_back(splitPieces(w.tensor->map(), w.scale, w.offset, shiftBits));
+  for (size_t k = 0; k < reads.size(); ++k)
+    readSplits.push_back(splitPieces(out[k].map(), reads[k].scale, reads[k].offset, shiftBits));
   for (int64_t p = 0; p < pieces; ++p) {
     if (p == 0) barrierBeforeReuse(); else body_.line(dialect_.barrier());
-    for (const StagedWrite& w : writes)
-      side(w.tensor->map(), w.scale, w.offset, p, [&](const auto& where, const auto& only) {
+    for (size_t k = 0; k < writes.size(); ++k) {
+      const StagedWrite& w = writes[k];
+      side(w.tensor->map(), w.scale, w.offset, writeSplits[k], p, [&](const auto& where, const auto& only) {
         writeEachStaged(
             *w.tensor, buffer,
             [&](const std::string& index, const std::string& value) {
@@ -294,9 +299,10 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
             },
             only);
       });
+    }
     body_.line(dialect_.barrier());
     for (size_t k = 0; k < reads.size(); ++k)
-      side(out[k].map(), reads[k].scale, reads[k].offset, p, [&](const auto& where, const auto& only) {
+      side(out[k].map(), reads[k].scale, reads[k].offset, readSplits[k], p, [&](const auto& where, const auto& only) {
         readEachStaged(
             out[k],
             [&](const std::string& index, const std::string& target) {
