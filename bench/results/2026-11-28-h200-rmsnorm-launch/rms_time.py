@@ -14,7 +14,11 @@ variants = sys.argv[2:] if len(sys.argv) > 2 else ["base", "xwarp", "store"]
 funcs = {}
 for v in variants:
     cub = f"/tmp/{v}.cubin"
-    subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-Xptxas", "-O3", "-o", cub, (f"{here}/tmetal_rmsnorm.cu" if v == "base" else f"{here}/tmetal_rmsnorm_{v}.cu")], check=True)
+    source = f"{here}/tmetal_rmsnorm.cu"
+    if v != "base":  # the variant: tmetal's source with {v}.patch applied, written to /tmp
+        source = f"/tmp/tmetal_rmsnorm_{v}.cu"
+        subprocess.run(["patch", "-o", source, f"{here}/tmetal_rmsnorm.cu", f"{here}/{v}.patch"], check=True)
+    subprocess.run(["nvcc", "-cubin", "-arch=sm_90", "-std=c++17", "-Xptxas", "-O3", "-o", cub, source], check=True)
     funcs[v] = cupy.RawModule(path=cub).get_function("rmsnorm_kernel")
 outs = {}
 def run_tmetal(v, out):
