@@ -404,7 +404,8 @@ class KernelLowering {
   // elements written one at a time, staged so that the writers' runs are
   // contiguous and swizzled for the readers; nullopt, having emitted
   // nothing, where the writers' dimension is not more strided than the
-  // readers'.
+  // readers' or the whole tile does not fit (stageThrough then stages it in
+  // pieces).
   std::optional<RegisterTensor> stageAcrossDimensions(const ir::Operation& op, const RegisterTensor& in,
                                                       const layout::LayoutPtr& to, const std::vector<int64_t>& shape,
                                                       const std::string& purpose, const std::string& name);

@@ -242,7 +242,8 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   // Piece p holds the elements whose buffer index i (row-major, scaled) has
   // i / size == p, at i % size.
   const int64_t size = count / pieces;
-  const std::string shift = std::to_string(log2OfPowerOfTwo(size)), mask = std::to_string(size - 1);
+  const int shiftBits = log2OfPowerOfTwo(size);
+  const std::string shift = std::to_string(shiftBits), mask = std::to_string(size - 1);
   // A swizzle within rows keeps every element in its piece where a piece
   // holds whole rows.
   const bool swizzled = swizzle.position && size % swizzle.rowLength == 0;
@@ -251,14 +252,13 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
                 " elements: the whole tile is more than the threadgroup memory left to it" +
                 (swizzled ? " (rows swizzled as staged whole)" : ""));
   for (const StagedRead& r : reads) out.push_back(declareStaged(r.layout, r.shape, element, r.name));
+  // An element's guard (empty where none is needed) and place in the piece.
+  using Placed = std::pair<std::string, std::string>;
+  using Emit = std::function<void(const std::function<Placed(const std::string&)>&, const std::function<bool(int64_t)>&)>;
   // One staging side (a write or a read) of piece p: where its pieces split
   // into register and thread parts, the threads whose part matches write or
   // read just their registers whose part matches; elsewhere every register
   // is visited under a guard.
-  const int shiftBits = log2OfPowerOfTwo(size);
-  // An element's guard (empty where none is needed) and place in the piece.
-  using Placed = std::pair<std::string, std::string>;
-  using Emit = std::function<void(const std::function<Placed(const std::string&)>&, const std::function<bool(int64_t)>&)>;
   auto side = [&](const TensorMap& map, int64_t scale, int64_t offset, const std::optional<PieceSplit>& split,
                   int64_t p, const Emit& emit) {
     auto at = [&](const std::string& i) { return (swizzled ? swizzle.position(i) : i) + " & " + mask; };
@@ -449,6 +449,8 @@ std::optional<RegisterTensor> KernelLowering::stageAcrossDimensions(const ir::Op
   const int w = writers.order[0], r = readers.order[0];
   const int64_t writerStride = strideAlong(in.shape, w), readerStride = strideAlong(shape, r);
   if (writerStride <= readerStride) return std::nullopt;
+  // A tile that does not fit whole goes in pieces (stageThrough), unswizzled.
+  if (stagingPieces(op, in.element, in.numElements()) > 1) return std::nullopt;
   const int64_t n = in.shape[w];
   const int bytes = elementBytes(in.element);
   const int64_t readerStep = static_cast<int64_t>(readers.sizePerThread[r]) * readerStride;
@@ -524,14 +526,14 @@ RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const Regi
     return renamedRegisters(in, to, in.shape, *from, newName(hint));
   }
   body_.comment("layout conversion of " + hint + " to " + to->str());
-  const int64_t numel = in.numElements();
   // Staged along the writers' dimension: a 2-D tile whole or in pieces,
   // others where the whole fits.
   if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
-  if (in.shape.size() > 2 && stagingPieces(op, in.element, numel) == 1)
-    if (std::optional<RegisterTensor> across = stageAcrossDimensions(op, in, to, in.shape, "conversion", newName(hint)))
+  const std::string name = newName(hint);
+  if (in.shape.size() > 2)
+    if (std::optional<RegisterTensor> across = stageAcrossDimensions(op, in, to, in.shape, "conversion", name))
       return *across;
-  return stageThrough(op, "conversion", in.element, numel, {{&in}}, {{to, in.shape, newName(hint)}})[0];
+  return stageThrough(op, "conversion", in.element, in.numElements(), {{&in}}, {{to, in.shape, name}})[0];
 }
 
 }  // namespace tmetal::codegen

@@ -205,14 +205,14 @@ void KernelLowering::lowerReshape(const ir::Operation& op) {
   // Same elements in the same row-major order: a reshape reads the operand's
   // row-major linear index (the whole tile staged along the writers'
   // dimension where it fits, else in pieces).
-  if (stagingPieces(op, in.element, in.numElements()) == 1)
-    if (std::optional<RegisterTensor> across =
-            stageAcrossDimensions(op, in, layouts_.home(v), v->type().shape(), "reshape", nameFor(v))) {
-      defineTensor(v, std::move(*across));
-      return;
-    }
+  const std::string name = nameFor(v);
+  if (std::optional<RegisterTensor> across =
+          stageAcrossDimensions(op, in, layouts_.home(v), v->type().shape(), "reshape", name)) {
+    defineTensor(v, std::move(*across));
+    return;
+  }
   defineTensor(v, stageThrough(op, "reshape", in.element, in.numElements(), {{&in}},
-                               {{layouts_.home(v), v->type().shape(), nameFor(v)}})[0]);
+                               {{layouts_.home(v), v->type().shape(), name}})[0]);
 }
 
 }  // namespace tmetal::codegen
