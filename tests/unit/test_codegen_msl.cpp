@@ -91,6 +91,36 @@ module {
 #loc6 = loc("big.py":7:0)
 )";
 
+// A 128x128 float tile (64 KB) loaded row by row and stored transposed.
+const char* kTransposeTooBig = R"(#loc = loc("flip.py":3:0)
+module {
+  tt.func public @flip(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc)), %out_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("out_ptr"(#loc))) attributes {noinline = false} {
+    %c128 = arith.constant dense<128> : tensor<128x1xi32> loc(#loc1)
+    %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32> loc(#loc1)
+    %rows = tt.expand_dims %r {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32> loc(#loc1)
+    %rows_1 = arith.muli %rows, %c128 : tensor<128x1xi32> loc(#loc1)
+    %cols = tt.expand_dims %r {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32> loc(#loc1)
+    %rows_2 = tt.broadcast %rows_1 : tensor<128x1xi32> -> tensor<128x128xi32> loc(#loc1)
+    %cols_1 = tt.broadcast %cols : tensor<1x128xi32> -> tensor<128x128xi32> loc(#loc1)
+    %idx = arith.addi %rows_2, %cols_1 : tensor<128x128xi32> loc(#loc1)
+    %in = tt.splat %x_ptr : !tt.ptr<f32> -> tensor<128x128x!tt.ptr<f32>> loc(#loc2)
+    %in_1 = tt.addptr %in, %idx : tensor<128x128x!tt.ptr<f32>>, tensor<128x128xi32> loc(#loc2)
+    %x = tt.load %in_1 : tensor<128x128x!tt.ptr<f32>> loc(#loc3)
+    %t = tt.trans %x {order = array<i32: 1, 0>} : tensor<128x128xf32> -> tensor<128x128xf32> loc(#loc4)
+    %out = tt.splat %out_ptr : !tt.ptr<f32> -> tensor<128x128x!tt.ptr<f32>> loc(#loc5)
+    %out_1 = tt.addptr %out, %idx : tensor<128x128x!tt.ptr<f32>>, tensor<128x128xi32> loc(#loc5)
+    tt.store %out_1, %t : tensor<128x128x!tt.ptr<f32>> loc(#loc5)
+    tt.return loc(#loc6)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("flip.py":4:24)
+#loc2 = loc("flip.py":5:21)
+#loc3 = loc("flip.py":5:12)
+#loc4 = loc("flip.py":6:12)
+#loc5 = loc("flip.py":7:4)
+#loc6 = loc("flip.py":7:0)
+)";
+
 const char* kDoubles = R"(#loc = loc("dbl.py":3:0)
 module {
   tt.func public @dbl(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16 : i32} loc("x_ptr"(#loc))) attributes {noinline = false} {
@@ -153,6 +183,22 @@ TEST(CodegenMsl, ATilePastTheThreadgroupMemoryIsStagedInPieces) {
   EXPECT_EQ(count(k.source, ">> 13) == 1) {"), 1u) << k.source;
   EXPECT_EQ(count(k.source, ") tg_reshape["), 0u) << k.source;
   EXPECT_EQ(count(k.source, "threadgroup_barrier"), 3u) << k.source;  // write, read, write, read
+}
+
+TEST(CodegenMsl, PiecesOfATransposeAreWrittenInVectors) {
+  // Its conversion to the store's layout goes in two pieces, each row
+  // swizzled in runs of four. Each writer's vector of four lies within a run
+  // and within a piece: 32 vector writes a thread (16 a piece), no element
+  // written alone. A reader's four elements of a column lie in four rows,
+  // read one by one; which piece they are in is a lane bit of the reader's:
+  // each piece's readers (one condition) read all their 128.
+  const codegen::CompiledKernel k = compileText(kTransposeTooBig);
+  EXPECT_NE(k.source.find("// conversion in 2 pieces of 8192 elements"), std::string::npos) << k.source;
+  EXPECT_EQ(count(k.source, "*reinterpret_cast<threadgroup float4*>(tg_conversion + "), 32u) << k.source;
+  EXPECT_EQ(count(k.source, "  tg_conversion["), 0u) << k.source;
+  EXPECT_EQ(count(k.source, ">> 13) == 0) {"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, ">> 13) == 1) {"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, "= tg_conversion["), 2 * 128u) << k.source;
 }
 
 TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {

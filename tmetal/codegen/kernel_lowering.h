@@ -449,9 +449,13 @@ class KernelLowering {
   // element of row-major index i at buffer[element(i)], which must be
   // row(i) * rowStride + column(i) from a 16-byte aligned start; false,
   // having emitted nothing, where the layout gives threads no aligned runs
-  // of consecutive columns.
+  // of consecutive columns. `only`, when given, picks the registers written;
+  // it must pick each vector's registers together (else false). `widest`
+  // (elements), when given, bounds the vectors: `element` may move aligned
+  // runs of that many elements only whole.
   bool writeStagedVectors(const RegisterTensor& in, const std::string& buffer, int64_t rowStride,
-                          const std::function<std::string(const std::string&)>& element);
+                          const std::function<std::string(const std::string&)>& element,
+                          const std::function<bool(int64_t)>& only = {}, int64_t widest = 0);
   // Declares v in its home layout, each register r read from
   // buffer[sum of term * stride over terms(map, r)] ("0" terms left out).
   RegisterTensor readStagedAt(
@@ -508,6 +512,7 @@ class KernelLowering {
   struct RowSwizzle {
     std::function<std::string(const std::string&)> position;
     int64_t rowLength;  // no initializer: a default argument value-initializes it
+    int64_t vector;     // position() moves aligned runs of this many elements whole
   };
   std::vector<RegisterTensor> stageThrough(const ir::Operation& op, const std::string& purpose,
                                            const ir::Type& element, int64_t count,

@@ -296,13 +296,15 @@ void KernelLowering::lowerScalarStore(const ir::Operation& op) {
 // thread and register, as the layout places them) and rows must keep that
 // alignment, so that every vector is aligned in a 16-byte aligned buffer.
 bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::string& buffer, int64_t rowStride,
-                                        const std::function<std::string(const std::string&)>& element) {
+                                        const std::function<std::string(const std::string&)>& element,
+                                        const std::function<bool(int64_t)>& only, int64_t widest) {
   if (in.shape.size() != 2 || !in.element.isScalar() || in.element.scalarKind() == ScalarKind::I1) return false;
   const TensorMap map = in.map();
   const int innermost = map.innermostDim();
   if (innermost < 0 || tensorDimOf(map, innermost) != 1) return false;
   const int bytes = elementBytesOf(in.element);
   int64_t width = std::min<int64_t>(map.blockElements(innermost), layout::kMaxVectorAccessBytes / bytes);
+  if (widest) width = std::min(width, widest);
   while (width > 1 && map.blockElements(innermost) % width != 0) width /= 2;
   const int64_t n = map.numRegisters(), rowLength = in.shape[1];
   if (width < 2 || n % width != 0 || rowLength % width != 0 || rowStride % width != 0) return false;
@@ -313,6 +315,7 @@ bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::str
       for (int64_t j = 1; j < width; ++j) {
         const std::vector<int64_t> next = map.tensorIndex(thread, r + j);
         if (next[0] != first[0] || next[1] != first[1] + j) return false;
+        if (only && only(r + j) != only(r)) return false;
       }
     }
   }
@@ -321,6 +324,7 @@ bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::str
   if (!owner.empty()) body_.open("if (" + owner + ")");
   const std::string base = bindBase(linearIndexBase(map), buffer + "_at", n / width);
   for (int64_t r = 0; r < n; r += width) {
+    if (only && !only(r)) continue;
     std::vector<std::string> values(in.regs.begin() + r, in.regs.begin() + r + width);
     body_.line(dialect_.vectorStore(buffer + " + " + element(offsetExpr(base, linearIndexConstant(map, r))),
                                     spelling.type(), AddressSpace::Threadgroup, spelling.components(values)));
