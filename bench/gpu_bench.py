@@ -15,7 +15,8 @@
 Code generation goes through the `tmetal` CLI (--tmetal; `tmetal bench ...` passes
 its own path): TTIR -> `tmetal compile --target cuda` -> CUDA C++, loaded with
 cupy.RawModule (NVRTC) and launched on torch tensors' device pointers, on torch's
-current stream. Times are medians of single runs, each after an L2 flush: by
+current stream (by cupy; in suite, by default, by the launcher Triton generates for
+its own kernels, so that the two sides differ in their kernels alone). Times are medians of single runs, each after an L2 flush: by
 default (--l2-flush clean; graph and layouts) the flush writes one 256 MB buffer and
 then reads another, so that the L2 holds clean lines only and the timed kernel does
 not pay for writing the flush's dirty lines back; --l2-flush dirty is
@@ -415,6 +416,7 @@ class Gpu:
         self.use_include = False
         self.loader = "nvrtc"  # or "cupy.RawModule" when cupy's NVRTC binding is unusable
         self._functions: dict[str, object] = {}
+        self._triton_launchers: dict[tuple, object] = {}
         # Kernels (by source hash) that broke the CUDA context in an earlier
         # process: never launched again. And those loaded by the current case.
         self.broken: dict[str, str] = {}
@@ -468,6 +470,47 @@ class Gpu:
             fn = self._load_rawmodule(compiled, name)
         self._functions[key] = fn
         return fn
+
+    # The type Triton's launcher passes each kernel argument as, by the NumPy
+    # scalar launch_args packs it in: pointers as 64-bit integers, booleans
+    # as a byte, float16 and bfloat16 as their bits (same sizes as the
+    # kernel's parameters).
+    TRITON_LAUNCH_TYPES = {"uint64": "u64", "int64": "i64", "int32": "i32", "uint32": "u32", "int16": "i16",
+                           "uint16": "u16", "int8": "i8", "uint8": "u8", "bool": "u8", "float16": "u16",
+                           "float32": "fp32"}
+
+    def triton_launch(self, fn, grid: tuple, num_warps: int, kernel_args: tuple):
+        """A launch of tmetal's kernel `fn` by the launcher Triton generates
+        for its own kernels (C calling cuLaunchKernelEx on torch's current
+        stream; triton.backends.nvidia.driver.CudaLauncher), so that the
+        suite's two sides differ in their kernels alone. Triton's launcher
+        also passes its two scratch pointers, past tmetal's parameters: the
+        driver reads only the parameters the kernel declares."""
+        from types import SimpleNamespace
+
+        from triton.backends.nvidia.driver import CudaLauncher
+
+        names = [np.asarray(a).dtype.name for a in kernel_args]
+        unknown = sorted(set(names) - set(self.TRITON_LAUNCH_TYPES))
+        if unknown:
+            raise BenchError(f"no Triton launcher type for a kernel argument of type {', '.join(unknown)}")
+        types = tuple(self.TRITON_LAUNCH_TYPES[n] for n in names)
+        launcher = self._triton_launchers.get(types)
+        if launcher is None:
+            metadata = SimpleNamespace(num_ctas=1, global_scratch_size=0, global_scratch_align=1,
+                                       profile_scratch_size=0, profile_scratch_align=1, launch_cooperative_grid=False,
+                                       launch_pdl=False, tensordesc_meta=None)
+            launcher = CudaLauncher(SimpleNamespace(constants={}, signature=dict(enumerate(types))), metadata)
+            self._triton_launchers[types] = launcher
+        values = [int(np.asarray(a).view(np.uint16)) if np.asarray(a).dtype == np.float16 else
+                  float(a) if isinstance(a, np.floating) else int(a) for a in kernel_args]
+        stream = self.torch.cuda.current_stream().cuda_stream
+        packed_metadata = (num_warps, 1, 0)  # warps, CTAs a cluster, dynamic shared memory
+
+        def launch():
+            launcher(*grid, stream, fn.ptr, packed_metadata, None, None, None, *values)
+
+        return launch
 
     def _nvrtc_options(self) -> list[str]:
         major, minor = self.torch.cuda.get_device_capability(self.device)
@@ -1399,9 +1442,11 @@ class SuiteBench(Runner):
         kernel_args = tuple(launch_args(compiled.metadata, entry["args"], values))
         grid = tuple(list(case.grid) + [1] * (3 - len(case.grid)))
         block = (compiled.threads, 1, 1)
-
-        def launch():
-            fn(grid, block, kernel_args)
+        if self.args.launcher == "triton":
+            launch = self.gpu.triton_launch(fn, grid, compiled.threads // 32, kernel_args)
+        else:
+            def launch():
+                fn(grid, block, kernel_args)
 
         launch()
         self.sync_or_lost()
@@ -1610,6 +1655,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=1,
                    help="time each case this many times a side, the sides taking turns, and record the medians "
                    "(and every round's time; default 1)")
+    p.add_argument("--launcher", choices=("triton", "cupy"), default="triton",
+                   help="how tmetal's kernels are launched: triton, by the C launcher Triton generates for its own "
+                   "kernels (default: the sides then differ in their kernels alone); cupy, by cupy's launch")
 
     p = sub.add_parser("flush", parents=[common], help="what each L2 flush costs the timed run (torch.sum, copy)")
     p.add_argument("--megabytes", type=lambda t: [int(v) for v in t.split(",")], default=[128, 256, 512, 1024],
@@ -1637,7 +1685,7 @@ def main(argv=None) -> int:
     bench_class = {"layouts": LayoutsBench, "graph": GraphBench, "suite": SuiteBench, "flush": FlushBench}[args.command]
     settings = {k: v for k, v in vars(args).items()
                 if k in ("sizes", "layouts", "dtype", "dtypes", "ops", "shapes", "block_m", "block_n", "num_warps",
-                         "cases", "no_large", "no_small", "quick", "l2_flush", "megabytes", "rounds")}
+                         "cases", "no_large", "no_small", "quick", "l2_flush", "megabytes", "rounds", "launcher")}
     if args.command == "graph":
         settings["plan_tuning"] = os.environ.get("TMETAL_PLAN_TUNING") or "planner defaults"
     settings = {k: ([shape_text(s) if isinstance(s, tuple) else s for s in v] if isinstance(v, list) else v)

@@ -10,6 +10,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "bench"))
 
 import gpu_bench  # noqa: E402
+import pytest  # noqa: E402
 
 
 class FakeCuda:
@@ -122,3 +123,52 @@ def test_one_round_records_no_list_and_a_failing_side_stops_timing():
     assert timer.order == ["tmetal", "triton", "triton", "tmetal", "triton"]
     assert row == {"tmetal_error": "RuntimeError: unspecified launch failure", "triton_us": 4.0,
                    "triton_us_rounds": [4.0, 4.0, 4.0]}
+
+
+def test_tmetal_kernels_launch_through_tritons_launcher(monkeypatch):
+    """suite's default launch of a tmetal kernel: Triton's launcher built for
+    the kernel's argument types (once for each), called as Triton calls it for
+    its own kernels, with tmetal's CUfunction and each argument's value."""
+    import numpy as np
+    import triton.backends.nvidia.driver as nvidia_driver
+
+    built, calls = [], []
+
+    class FakeLauncher:
+        def __init__(self, src, metadata):
+            built.append((src.constants, dict(src.signature), metadata.global_scratch_size, metadata.num_ctas,
+                          metadata.launch_pdl, metadata.launch_cooperative_grid))
+
+        def __call__(self, *args):
+            calls.append(args)
+
+    monkeypatch.setattr(nvidia_driver, "CudaLauncher", FakeLauncher)
+    gpu = gpu_bench.Gpu.__new__(gpu_bench.Gpu)
+    gpu._triton_launchers = {}
+
+    class Stream:
+        cuda_stream = 77
+
+    class Cuda:
+        @staticmethod
+        def current_stream():
+            return Stream
+
+    class Torch:
+        cuda = Cuda
+
+    class Function:
+        ptr = 0xF00D
+
+    gpu.torch = Torch
+    args = (np.uint64(0x7F0000001000), np.int32(-5), np.float32(0.5), np.float16(1.0), np.bool_(True),
+            np.uint16(0x3F80))
+    launch = gpu.triton_launch(Function, (3, 2, 1), 4, args)
+    launch()
+    gpu.triton_launch(Function, (1, 1, 1), 8, args)()  # the same types: the launcher built before
+    assert built == [({}, {0: "u64", 1: "i32", 2: "fp32", 3: "u16", 4: "u8", 5: "u16"}, 0, 1, False, False)]
+    assert calls[0] == (3, 2, 1, 77, 0xF00D, (4, 1, 0), None, None, None, 0x7F0000001000, -5, 0.5, 0x3C00, 1, 0x3F80)
+    assert calls[1][:6] == (1, 1, 1, 77, 0xF00D, (8, 1, 0))
+    # A scalar type the launcher table lacks is refused by name.
+    with pytest.raises(gpu_bench.BenchError, match="kernel argument of type float64"):
+        gpu.triton_launch(Function, (1, 1, 1), 4, (np.int32(1), np.float64(1.0)))
