@@ -16,7 +16,8 @@ Code generation goes through the `tmetal` CLI (--tmetal; `tmetal bench ...` pass
 its own path): TTIR -> `tmetal compile --target cuda` -> CUDA C++, loaded with
 cupy.RawModule (NVRTC) and launched on torch tensors' device pointers, on torch's
 current stream (by cupy; in suite, by default, by the launcher Triton generates for
-its own kernels, so that the two sides differ in their kernels alone). Times are medians of single runs, each after an L2 flush: by
+its own kernels, so that the two sides differ in their kernels alone). Times are
+medians of single runs, each after an L2 flush: by
 default (--l2-flush clean; graph and layouts) the flush writes one 256 MB buffer and
 then reads another, so that the L2 holds clean lines only and the timed kernel does
 not pay for writing the flush's dirty lines back; --l2-flush dirty is

@@ -308,6 +308,10 @@ bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::str
   while (width > 1 && map.blockElements(innermost) % width != 0) width /= 2;
   const int64_t n = map.numRegisters(), rowLength = in.shape[1];
   if (width < 2 || n % width != 0 || rowLength % width != 0 || rowStride % width != 0) return false;
+  if (only)
+    for (int64_t r = 0; r < n; r += width)
+      for (int64_t j = 1; j < width; ++j)
+        if (only(r + j) != only(r)) return false;
   for (int thread = 0; thread < map.numThreads(); ++thread) {
     for (int64_t r = 0; r < n; r += width) {
       const std::vector<int64_t> first = map.tensorIndex(thread, r);
@@ -315,7 +319,6 @@ bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::str
       for (int64_t j = 1; j < width; ++j) {
         const std::vector<int64_t> next = map.tensorIndex(thread, r + j);
         if (next[0] != first[0] || next[1] != first[1] + j) return false;
-        if (only && only(r + j) != only(r)) return false;
       }
     }
   }
