@@ -173,32 +173,40 @@ std::string reshapeOf512x512() {
 TEST(CodegenMsl, ATilePastTheThreadgroupMemoryIsStagedInPieces) {
   // The transposed 128x128 tile (64 KB) flattened: in two pieces of 32 KB,
   // each element written and read in the piece its row-major index falls in.
-  // Which piece a writer's registers fall in depends on the thread alone (a
-  // lane bit): the threads of each piece write all their registers, under
-  // one condition and no guard of an element's own.
+  // The pieces go by bit 8 of that index: the writers (the transposed tile,
+  // four rows a thread) write half their registers in each piece,
+  // unconditionally; for the readers (the flat layout) it is a SIMD-group
+  // bit, so whole SIMD groups read a piece, under one condition and no guard
+  // of an element's own. By the top bit (13) the writers' piece would be a
+  // lane bit.
   const codegen::CompiledKernel k = compileText(kReshapeTooBig);
-  EXPECT_NE(k.source.find("// reshape in 2 pieces of 8192 elements"), std::string::npos) << k.source;
+  EXPECT_NE(k.source.find("// reshape in 2 pieces of 8192 elements by index bit 8:"), std::string::npos) << k.source;
   EXPECT_NE(k.source.find("threadgroup float tg_reshape[8192];"), std::string::npos) << k.source;
-  EXPECT_EQ(count(k.source, ">> 13) == 0) {"), 1u) << k.source;
-  EXPECT_EQ(count(k.source, ">> 13) == 1) {"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, "if (((L0_o0 >> 8) & 1) == 0) {"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, "if (((L0_o0 >> 8) & 1) == 1) {"), 1u) << k.source;
   EXPECT_EQ(count(k.source, ") tg_reshape["), 0u) << k.source;
   EXPECT_EQ(count(k.source, "threadgroup_barrier"), 3u) << k.source;  // write, read, write, read
 }
 
 TEST(CodegenMsl, PiecesOfATransposeAreWrittenInVectors) {
   // Its conversion to the store's layout goes in two pieces, each row
-  // swizzled in runs of four. Each writer's vector of four lies within a run
-  // and within a piece: 32 vector writes a thread (16 a piece), no element
-  // written alone. A reader's four elements of a column lie in four rows,
-  // read one by one; which piece they are in is a lane bit of the reader's:
-  // each piece's readers (one condition) read all their 128.
+  // swizzled in runs of four. The pieces go by row parity (bit 8 of the
+  // index, the second row bit): a writer SIMD group holds every fourth row
+  // and a reader four consecutive rows, so each piece is written by whole
+  // SIMD groups (one condition, on the SIMD group) and read by every thread,
+  // half its registers a piece, unconditionally. By the top row bit instead,
+  // the readers' piece would be a lane bit: half of each SIMD group idle in
+  // each piece's reads. Each writer's vector of four lies within a run: 32
+  // vector writes a thread (all in the one piece of its SIMD group, so the
+  // code holds them once a piece), no element written alone.
   const codegen::CompiledKernel k = compileText(kTransposeTooBig);
-  EXPECT_NE(k.source.find("// conversion in 2 pieces of 8192 elements"), std::string::npos) << k.source;
-  EXPECT_EQ(count(k.source, "*reinterpret_cast<threadgroup float4*>(tg_conversion + "), 32u) << k.source;
+  EXPECT_NE(k.source.find("// conversion in 2 pieces of 8192 elements by index bit 8:"), std::string::npos)
+      << k.source;
+  EXPECT_EQ(count(k.source, "*reinterpret_cast<threadgroup float4*>(tg_conversion + "), 2 * 32u) << k.source;
   EXPECT_EQ(count(k.source, "  tg_conversion["), 0u) << k.source;
-  EXPECT_EQ(count(k.source, ">> 13) == 0) {"), 1u) << k.source;
-  EXPECT_EQ(count(k.source, ">> 13) == 1) {"), 1u) << k.source;
-  EXPECT_EQ(count(k.source, "= tg_conversion["), 2 * 128u) << k.source;
+  EXPECT_EQ(count(k.source, ">> 8) & 1) == 0) {"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, ">> 8) & 1) == 1) {"), 1u) << k.source;
+  EXPECT_EQ(count(k.source, "= tg_conversion["), 128u) << k.source;
 }
 
 TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {

@@ -85,35 +85,90 @@ std::string scaled(const std::string& index, int64_t scale, int64_t offset) {
   if (offset) s += " + " + std::to_string(offset);
   return s;
 }
-// Which piece (bits `shift` and up of the staged index: row-major * scale +
-// offset) each element of `map` falls in, split into a part of the register
-// and a part of the thread: piece(t, r) = first + (ofRegister[r] |
+// The bits of a staged index (row-major * scale + offset) that choose its
+// piece: bits [low, low + count). The rest, closed up, place it in the
+// piece.
+struct PieceBits {
+  int low = 0, count = 0;
+  int64_t of(int64_t index) const { return (index >> low) & ((int64_t{1} << count) - 1); }
+};
+
+// A staging side (a write or a read): every element's staged index
+// (row-major * scale + offset), by thread and register.
+struct StagingSide {
+  int threads, registers, simdWidth;
+  std::vector<int64_t> index;  // [thread * registers + register]
+  StagingSide(const TensorMap& map, int64_t scale, int64_t offset)
+      : threads(map.numThreads()), registers(static_cast<int>(map.numRegisters())),
+        simdWidth(map.root().simdWidth()) {
+    index.reserve(static_cast<size_t>(threads) * registers);
+    for (int t = 0; t < threads; ++t)
+      for (int r = 0; r < registers; ++r)
+        index.push_back(layout::rowMajorIndex(map.tensorIndex(t, r), map.shape()) * scale + offset);
+  }
+  int64_t at(int thread, int r) const { return index[static_cast<size_t>(thread) * registers + r]; }
+};
+
+// Which piece each element of a side falls in, split into a part of the
+// register and a part of the thread: piece(t, r) = first + (ofRegister[r] |
 // ofThread[t]), the two parts on bits of their own. A blocked layout's
 // element index is a sum of register and thread offsets on distinct bits, so
-// its pieces split so; nullopt where they do not.
+// its pieces split so; nullopt where they do not. `divergent`: the thread
+// part differs within a SIMD group.
 struct PieceSplit {
   int64_t first = 0;
   std::vector<int64_t> ofRegister;
   int64_t registerBits = 0, threadBits = 0;
+  bool divergent = false;
 };
 
-std::optional<PieceSplit> splitPieces(const TensorMap& map, int64_t scale, int64_t offset, int shift) {
-  auto piece = [&](int thread, int64_t r) {
-    return (layout::rowMajorIndex(map.tensorIndex(thread, r), map.shape()) * scale + offset) >> shift;
-  };
+std::optional<PieceSplit> splitPieces(const StagingSide& side, const PieceBits& bits) {
+  auto piece = [&](int thread, int r) { return bits.of(side.at(thread, r)); };
   PieceSplit split;
   split.first = piece(0, 0);
-  std::vector<int64_t> ofThread(map.numThreads());
-  for (int t = 0; t < map.numThreads(); ++t) split.threadBits |= ofThread[t] = piece(t, 0) - split.first;
-  for (int64_t r = 0; r < map.numRegisters(); ++r) {
+  std::vector<int64_t> ofThread(side.threads);
+  for (int t = 0; t < side.threads; ++t) split.threadBits |= ofThread[t] = piece(t, 0) - split.first;
+  for (int r = 0; r < side.registers; ++r) {
     split.ofRegister.push_back(piece(0, r) - split.first);
     split.registerBits |= split.ofRegister.back();
   }
   if (split.registerBits & split.threadBits) return std::nullopt;
-  for (int t = 0; t < map.numThreads(); ++t)
-    for (int64_t r = 0; r < map.numRegisters(); ++r)
+  for (int t = 0; t < side.threads; ++t) {
+    split.divergent |= ofThread[t] != ofThread[t - t % side.simdWidth];
+    for (int r = 0; r < side.registers; ++r)
       if (piece(t, r) != split.first + (split.ofRegister[r] | ofThread[t])) return std::nullopt;
+  }
   return split;
+}
+
+// The piece bits of a staging in 2^count pieces, of an index of `indexBits`
+// bits, and each side's split by them: at or above `lowest`, the range whose
+// sides split best. A side that does not split into register and thread
+// parts costs two (a guard on every element), one whose thread part differs
+// within a SIMD group one (a divergent condition, half a SIMD group idle in
+// each piece); the highest range wins a tie (each piece then a contiguous
+// range of the index). A 128x128 float transpose's readers hold four rows a
+// thread and its writers a row a SIMD group: pieces by row parity keep both
+// sides whole SIMD groups and whole registers, where pieces by the top row
+// bit split the readers' lanes.
+struct PieceChoice {
+  PieceBits bits;
+  std::vector<std::optional<PieceSplit>> splits;  // one a side
+};
+
+PieceChoice choosePieceBits(const std::vector<StagingSide>& sides, int indexBits, int count, int lowest) {
+  PieceChoice best;
+  int fewest = -1;
+  for (int low = indexBits - count; low >= lowest; --low) {
+    PieceChoice choice{{low, count}, {}};
+    int cost = 0;
+    for (const StagingSide& side : sides) {
+      choice.splits.push_back(splitPieces(side, choice.bits));
+      cost += !choice.splits.back() ? 2 : choice.splits.back()->divergent ? 1 : 0;
+    }
+    if (fewest < 0 || cost < fewest) fewest = cost, best = std::move(choice);
+  }
+  return best;
 }
 
 }  // namespace
@@ -240,17 +295,42 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     return out;
   }
   // Piece p holds the elements whose buffer index i (row-major, scaled) has
-  // i / size == p, at i % size.
+  // p in its piece bits (by default the top ones: i / size == p), at i with
+  // those bits taken out (i % size).
   const int64_t size = count / pieces;
-  const int shiftBits = log2OfPowerOfTwo(size);
-  const std::string shift = std::to_string(shiftBits), mask = std::to_string(size - 1);
-  // A swizzle within rows keeps every element in its piece where a piece
-  // holds whole rows.
-  const bool swizzled = swizzle.position && size % swizzle.rowLength == 0;
-  std::string buffer = allocateStaging(op, element, size, purpose);
+  const int indexBits = log2OfPowerOfTwo(count), sizeBits = log2OfPowerOfTwo(size);
   const int64_t vectorElements = std::max(1, layout::kMaxVectorAccessBytes / elementBytes(element));
-  body_.comment(purpose + " in " + std::to_string(pieces) + " pieces of " + std::to_string(size) +
-                " elements: the whole tile is more than the threadgroup memory left to it" +
+  // A swizzle within rows keeps every element in its piece where the piece
+  // bits are row bits: the choice stays among those where it can; vectors
+  // stay whole below the piece bits.
+  const bool rowsWhole = swizzle.position && size % swizzle.rowLength == 0;
+  const int lowest = rowsWhole ? log2OfPowerOfTwo(swizzle.rowLength)
+                               : std::min(sizeBits, log2OfPowerOfTwo(std::min(vectorElements, size)));
+  std::vector<StagingSide> sides;
+  for (const StagedWrite& w : writes) sides.emplace_back(w.tensor->map(), w.scale, w.offset);
+  for (const StagedRead& r : reads) sides.emplace_back(TensorMap(r.layout, r.shape), r.scale, r.offset);
+  const PieceChoice choice = choosePieceBits(sides, indexBits, indexBits - sizeBits, lowest);
+  const PieceBits& bits = choice.bits;
+  const bool topBits = bits.low == sizeBits;
+  const bool swizzled = swizzle.position && (int64_t{1} << bits.low) % swizzle.rowLength == 0;
+  // The piece of a (parenthesized) index expression, and its place in the
+  // piece.
+  auto pieceOf = [&](const std::string& i) {
+    const std::string shifted = "(" + i + " >> " + std::to_string(bits.low) + ")";
+    return topBits ? shifted : "(" + shifted + " & " + std::to_string(pieces - 1) + ")";
+  };
+  auto placeOf = [&](const std::string& i) {
+    if (topBits) return i + " & " + std::to_string(size - 1);
+    return "((" + i + " & " + std::to_string((int64_t{1} << bits.low) - 1) + ") | ((" + i + " >> " +
+           std::to_string(bits.low + bits.count) + ") << " + std::to_string(bits.low) + "))";
+  };
+  std::string buffer = allocateStaging(op, element, size, purpose);
+  std::string by;
+  if (!topBits)
+    by = bits.count == 1 ? " by index bit " + std::to_string(bits.low)
+                         : " by index bits " + std::to_string(bits.low) + "-" + std::to_string(bits.low + bits.count - 1);
+  body_.comment(purpose + " in " + std::to_string(pieces) + " pieces of " + std::to_string(size) + " elements" + by +
+                ": the whole tile is more than the threadgroup memory left to it" +
                 (swizzled ? " (rows swizzled as staged whole)" : ""));
   for (const StagedRead& r : reads) out.push_back(declareStaged(r.layout, r.shape, element, r.name));
   // An element's guard (empty where none is needed) and place in the piece.
@@ -262,11 +342,11 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   // is visited under a guard.
   auto side = [&](const TensorMap& map, int64_t scale, int64_t offset, const std::optional<PieceSplit>& split,
                   int64_t p, const Emit& emit) {
-    auto at = [&](const std::string& i) { return (swizzled ? swizzle.position(i) : i) + " & " + mask; };
+    auto at = [&](const std::string& i) { return placeOf(swizzled ? swizzle.position(i) : i); };
     if (!split) {
       emit([&](const std::string& index) {
         const std::string i = parenthesized(scaled(index, scale, offset));
-        return Placed{"if ((" + i + " >> " + shift + ") == " + std::to_string(p) + ") ", at(i)};
+        return Placed{"if (" + pieceOf(i) + " == " + std::to_string(p) + ") ", at(i)};
       }, {});
       return;
     }
@@ -276,17 +356,17 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     if (split->threadBits) {
       const std::string first = parenthesized(
           scaled(offsetExpr(linearIndexBase(map), linearIndexConstant(map, 0)), scale, offset));
-      threads = "(" + first + " >> " + shift + ") == " + std::to_string(split->first + (q & split->threadBits));
+      threads = pieceOf(first) + " == " + std::to_string(split->first + (q & split->threadBits));
     }
     if (!threads.empty()) body_.open("if (" + threads + ")");
     emit([&](const std::string& index) { return Placed{"", at(parenthesized(scaled(index, scale, offset)))}; },
          [&](int64_t r) { return split->ofRegister[r] == (q & split->registerBits); });
     if (!threads.empty()) body_.close();
   };
-  std::vector<std::optional<PieceSplit>> writeSplits, readSplits;
-  for (const StagedWrite& w : writes) writeSplits.push_back(splitPieces(w.tensor->map(), w.scale, w.offset, shiftBits));
-  for (size_t k = 0; k < reads.size(); ++k)
-    readSplits.push_back(splitPieces(out[k].map(), reads[k].scale, reads[k].offset, shiftBits));
+  // The sides' splits: the writes', then the reads'.
+  const std::vector<std::optional<PieceSplit>> writeSplits(choice.splits.begin(),
+                                                           choice.splits.begin() + writes.size());
+  const std::vector<std::optional<PieceSplit>> readSplits(choice.splits.begin() + writes.size(), choice.splits.end());
   for (int64_t p = 0; p < pieces; ++p) {
     if (p == 0) barrierBeforeReuse(); else body_.line(dialect_.barrier());
     for (size_t k = 0; k < writes.size(); ++k) {
@@ -295,11 +375,11 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
         // In vectors where no element needs a guard and the placement keeps
         // aligned runs whole (a 128x128 float transpose on an H200: 152.8 ->
         // 140.8 us, bench/results/2026-11-28-h200-transpose-vectors).
+        const int64_t runs = std::min(int64_t{1} << bits.low, swizzled ? swizzle.vector : size);
         if (writeSplits[k] && w.scale == 1 && w.offset % vectorElements == 0 && size % vectorElements == 0 &&
             writeStagedVectors(
                 *w.tensor, buffer, w.tensor->shape.back(),
-                [&](const std::string& index) { return parenthesized(where(index).second); }, only,
-                swizzled ? swizzle.vector : 0))
+                [&](const std::string& index) { return parenthesized(where(index).second); }, only, runs))
           return;
         writeEachStaged(
             *w.tensor, buffer,
