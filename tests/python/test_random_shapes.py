@@ -112,17 +112,20 @@ def _large_cases():
     # moves them between layouts is staged in pieces of the 32 KB.
     rng = random.Random(int(os.environ.get("TMETAL_RANDOM_SHAPES_SEED", "2026")) + 1)
     cases = []
-    while len(cases) < 8:
+    while len(cases) < 16:
         shape = tuple(rng.choice(EXTENTS) for _ in range(3))
         op = rng.choice(OPS)
         if not 16384 <= np.prod(shape) <= 32768 or (op == "split" and shape[2] < 2):
             continue
         axis = rng.randrange(2)
         real = tuple(rng.randint(1, e) for e in shape) if rng.random() < 0.5 else shape
-        # Layouts that run along another dimension than the loads' or the
-        # pairs', and orders that move something, so that most cases stage.
+        # Mostly layouts that run along another dimension than the loads' or
+        # the pairs', and orders that move something, so that most cases
+        # stage; the last half under any policy and SIMD-group count, whose
+        # pieces go by other index bits.
+        policies, warps = (["COLUMN_MAJOR", "TILED"], [2, 4, 8]) if len(cases) < 8 else (POLICIES, [1, 2, 4, 8])
         cases.append((shape, op, rng.choice(PERMUTATIONS[1:]), axis, rng.choice(["float32", "int32"]),
-                      rng.choice(["COLUMN_MAJOR", "TILED"]), rng.choice([2, 4, 8]), real))
+                      rng.choice(policies), rng.choice(warps), real))
     return cases
 
 
