@@ -311,6 +311,16 @@ def larger_cases() -> list[BenchConfig]:
             args={"x_ptr": Arr((m, c), "float32"), "out_ptr": Arr((c, m), "float32", "zeros"), "M": m, "N": c},
             grid=(cdiv(m, 128), cdiv(c, 128)), constexprs={"BLOCK_M": 128, "BLOCK_N": 128},
             outputs=("out_ptr", ), reference=lambda a: {"out_ptr": np.ascontiguousarray(a["x_ptr"].T)}))
+    # And in tiles of 256x128 (128 KB, four times a threadgroup's memory),
+    # with 4 and 8 SIMD groups.
+    for warps in (4, 8):
+        configs.append(
+            BenchConfig(
+                name=f"big_transpose_f32_tiles256x128_w{warps}_{m}x{c}", kernel=linalg.transpose_kernel,
+                args={"x_ptr": Arr((m, c), "float32"), "out_ptr": Arr((c, m), "float32", "zeros"), "M": m, "N": c},
+                grid=(cdiv(m, 256), cdiv(c, 128)), constexprs={"BLOCK_M": 256, "BLOCK_N": 128},
+                outputs=("out_ptr", ), num_warps=warps,
+                reference=lambda a: {"out_ptr": np.ascontiguousarray(a["x_ptr"].T)}))
     # A matmul as Triton's tutorial tiles it, large enough to be bound by
     # arithmetic rather than by the launch: float16 or bfloat16 in, float32 out.
     size = 2048
