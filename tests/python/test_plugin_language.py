@@ -540,9 +540,9 @@ def check_transposed_stores_within_the_threadgroup_memory(device: Device):
     assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
     # Triton's test_permute: a 64x64 float32 tile transposed on its way to
     # memory converts through 16 KB, a 128x128 one (64 KB, twice a
-    # threadgroup's memory) in two pieces of 32 KB; a 256x128 one (128 KB)
-    # is stored from the load's layout as it is.
-    for (rows, columns), staged in (((64, 64), True), ((128, 128), True), ((256, 128), False)):
+    # threadgroup's memory) in two pieces of 32 KB, a 256x128 one (128 KB) in
+    # four; a 512x128 one (256 KB) is stored from the load's layout as it is.
+    for (rows, columns), staged in (((64, 64), True), ((128, 128), True), ((256, 128), True), ((512, 128), False)):
         x = rng.standard_normal((rows, columns)).astype(np.float32)
         z = device.put(np.zeros((columns, rows), np.float32))
         compiled = strided_copy_kernel[(1, )](device.put(x), z, 1, rows, M=rows, N=columns)
@@ -550,10 +550,10 @@ def check_transposed_stores_within_the_threadgroup_memory(device: Device):
         np.testing.assert_array_equal(device.get(z), x.T, err_msg=str(rows))
         assert bool(compiled.metadata.tmetal_abi["layouts"].get("conversions")) == staged, rows
         assert compiled.metadata.tmetal_abi["threadgroup_memory_bytes"] <= 32768
-        if rows == 128:  # in pieces, each row swizzled as the whole tile's would be
+        if rows in (128, 256):  # in pieces, each row swizzled as the whole tile's would be
             source = compiled.asm["msl"] if "msl" in compiled.asm else compiled.asm["cuda"]
             source = source.decode() if isinstance(source, bytes) else source
-            assert "conversion in 2 pieces" in source and "(rows swizzled as staged whole)" in source
+            assert f"conversion in {rows // 64} pieces" in source and "(rows swizzled as staged whole)" in source
 
 
 @triton.jit

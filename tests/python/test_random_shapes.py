@@ -339,10 +339,13 @@ def test_random_transpose_matches_numpy(codegen_emulator, case):
         assert conversion["to"].endswith("order=[1,0]}"), conversion
 
 
-# Tiles of 64 KB, twice the threadgroup memory: converted in two pieces,
-# whose piece bits (stageThrough) depend on the layouts of both sides; every
-# element size, several SIMD-group counts and policies, partly masked.
+# Tiles of 64 KB and 128 KB, two and four times the threadgroup memory:
+# converted in pieces, whose piece bits (stageThrough) depend on the layouts
+# of both sides; every element size, several SIMD-group counts and policies,
+# partly masked.
 LARGE_TRANSPOSE_CASES = [
+    ((256, 128), "float32", "COALESCED", 8, (256, 100)),
+    ((128, 256), "int32", "TILED", 4, (128, 256)),
     ((128, 128), "float32", "COALESCED", 4, (128, 128)),
     ((128, 128), "float32", "COALESCED", 8, (100, 128)),
     ((128, 128), "int32", "TILED", 2, (128, 77)),

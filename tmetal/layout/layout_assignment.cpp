@@ -263,15 +263,19 @@ class LayoutAssigner {
   }
 
   // Whether converting `v` for its store stages it in a few pieces: a tile
-  // of at most twice the threadgroup memory (four pieces of half of it; the
-  // lowering takes what the kernel's other buffers leave). A dot's result,
+  // of at most four times the threadgroup memory (eight pieces of half of
+  // it; the lowering takes what the kernel's other buffers leave). On an
+  // H200 a 256x128 float32 transpose tile, four pieces, took 150 us with 8
+  // SIMD groups and 768 us with 4 (its 256 registers a thread spill),
+  // stored scattered 971 and 1143 us (bench/results/
+  // 2026-11-28-h200-transpose-piece-bits). A dot's result,
   // or a loop's that a dot accumulates, leaves its matrices through a
   // staging of the whole tile instead: at most half the memory, beside the
   // dot's own staging.
   bool stagingFits(const ir::Value* v) const {
     const int64_t limit = out_.options_.threadgroupMemoryBytes;
     const int64_t bytes = v->type().numElements() * elementBytes(v->type());
-    return limit == 0 || (accumulatedByDot(v) ? 2 * bytes <= limit : bytes <= 2 * limit);
+    return limit == 0 || (accumulatedByDot(v) ? 2 * bytes <= limit : bytes <= 4 * limit);
   }
 
   static bool accumulatedByDot(const ir::Value* v) {
