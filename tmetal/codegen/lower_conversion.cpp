@@ -87,10 +87,29 @@ std::string scaled(const std::string& index, int64_t scale, int64_t offset) {
 }
 // The bits of a staged index (row-major * scale + offset) that choose its
 // piece: bits [low, low + count). The rest, closed up, place it in the
-// piece.
+// piece. `top`: they are the index's top bits, each piece a contiguous
+// range of it (the piece is i >> low, the place i & (size - 1)).
 struct PieceBits {
   int low = 0, count = 0;
+  bool top = false;
   int64_t of(int64_t index) const { return (index >> low) & ((int64_t{1} << count) - 1); }
+  // The piece, and the place in it, of a parenthesized index expression.
+  std::string pieceOf(const std::string& i) const {
+    const std::string shifted = "(" + i + " >> " + std::to_string(low) + ")";
+    return top ? shifted : "(" + shifted + " & " + std::to_string((int64_t{1} << count) - 1) + ")";
+  }
+  std::string placeOf(const std::string& i) const {
+    const std::string below = std::to_string((int64_t{1} << low) - 1);
+    if (top) return i + " & " + below;
+    return "((" + i + " & " + below + ") | ((" + i + " >> " + std::to_string(low + count) + ") << " +
+           std::to_string(low) + "))";
+  }
+  // For the staging's comment: which bits, unless the top ones.
+  std::string str() const {
+    if (top) return "";
+    if (count == 1) return " by index bit " + std::to_string(low);
+    return " by index bits " + std::to_string(low) + "-" + std::to_string(low + count - 1);
+  }
 };
 
 // A staging side (a write or a read): every element's staged index
@@ -160,7 +179,7 @@ PieceChoice choosePieceBits(const std::vector<StagingSide>& sides, int indexBits
   PieceChoice best;
   int fewest = -1;
   for (int low = indexBits - count; low >= lowest; --low) {
-    PieceChoice choice{{low, count}, {}};
+    PieceChoice choice{{low, count, low + count == indexBits}, {}};
     int cost = 0;
     for (const StagingSide& side : sides) {
       choice.splits.push_back(splitPieces(side, choice.bits));
@@ -311,26 +330,10 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   for (const StagedRead& r : reads) sides.emplace_back(TensorMap(r.layout, r.shape), r.scale, r.offset);
   const PieceChoice choice = choosePieceBits(sides, indexBits, indexBits - sizeBits, lowest);
   const PieceBits& bits = choice.bits;
-  const bool topBits = bits.low == sizeBits;
   const bool swizzled = swizzle.position && (int64_t{1} << bits.low) % swizzle.rowLength == 0;
-  // The piece of a (parenthesized) index expression, and its place in the
-  // piece.
-  auto pieceOf = [&](const std::string& i) {
-    const std::string shifted = "(" + i + " >> " + std::to_string(bits.low) + ")";
-    return topBits ? shifted : "(" + shifted + " & " + std::to_string(pieces - 1) + ")";
-  };
-  auto placeOf = [&](const std::string& i) {
-    if (topBits) return i + " & " + std::to_string(size - 1);
-    return "((" + i + " & " + std::to_string((int64_t{1} << bits.low) - 1) + ") | ((" + i + " >> " +
-           std::to_string(bits.low + bits.count) + ") << " + std::to_string(bits.low) + "))";
-  };
   std::string buffer = allocateStaging(op, element, size, purpose);
-  std::string by;
-  if (!topBits)
-    by = bits.count == 1 ? " by index bit " + std::to_string(bits.low)
-                         : " by index bits " + std::to_string(bits.low) + "-" + std::to_string(bits.low + bits.count - 1);
-  body_.comment(purpose + " in " + std::to_string(pieces) + " pieces of " + std::to_string(size) + " elements" + by +
-                ": the whole tile is more than the threadgroup memory left to it" +
+  body_.comment(purpose + " in " + std::to_string(pieces) + " pieces of " + std::to_string(size) + " elements" +
+                bits.str() + ": the whole tile is more than the threadgroup memory left to it" +
                 (swizzled ? " (rows swizzled as staged whole)" : ""));
   for (const StagedRead& r : reads) out.push_back(declareStaged(r.layout, r.shape, element, r.name));
   // An element's guard (empty where none is needed) and place in the piece.
@@ -342,11 +345,11 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   // is visited under a guard.
   auto side = [&](const TensorMap& map, int64_t scale, int64_t offset, const std::optional<PieceSplit>& split,
                   int64_t p, const Emit& emit) {
-    auto at = [&](const std::string& i) { return placeOf(swizzled ? swizzle.position(i) : i); };
+    auto at = [&](const std::string& i) { return bits.placeOf(swizzled ? swizzle.position(i) : i); };
     if (!split) {
       emit([&](const std::string& index) {
         const std::string i = parenthesized(scaled(index, scale, offset));
-        return Placed{"if (" + pieceOf(i) + " == " + std::to_string(p) + ") ", at(i)};
+        return Placed{"if (" + bits.pieceOf(i) + " == " + std::to_string(p) + ") ", at(i)};
       }, {});
       return;
     }
@@ -356,7 +359,7 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     if (split->threadBits) {
       const std::string first = parenthesized(
           scaled(offsetExpr(linearIndexBase(map), linearIndexConstant(map, 0)), scale, offset));
-      threads = pieceOf(first) + " == " + std::to_string(split->first + (q & split->threadBits));
+      threads = bits.pieceOf(first) + " == " + std::to_string(split->first + (q & split->threadBits));
     }
     if (!threads.empty()) body_.open("if (" + threads + ")");
     emit([&](const std::string& index) { return Placed{"", at(parenthesized(scaled(index, scale, offset)))}; },
