@@ -186,6 +186,7 @@ PieceChoice choosePieceBits(const std::vector<StagingSide>& sides, int indexBits
       cost += !choice.splits.back() ? 2 : choice.splits.back()->divergent ? 1 : 0;
     }
     if (fewest < 0 || cost < fewest) fewest = cost, best = std::move(choice);
+    if (fewest == 0) break;  // none lower does better
   }
   return best;
 }
