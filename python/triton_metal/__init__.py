@@ -24,13 +24,13 @@ from __future__ import annotations
 # half-initialized.
 import triton  # noqa: F401
 
-from .errors import (CompileError, DeviceAssertionError, EmulatorError, LaunchError, OutOfResourcesError, TmetalError,
-                     UnavailableError)
+from .errors import (CompileError, DeviceAssertionError, EmulatorError, InvalidOptionError, LaunchError,
+                     OutOfResourcesError, TmetalError, UnavailableError)
 from .host_tensor import HostTensor, tensor
 
 __all__ = [
-    "CompileError", "DeviceAssertionError", "EmulatorError", "LaunchError", "OutOfResourcesError", "TmetalError",
-    "UnavailableError", "HostTensor", "tensor",
+    "CompileError", "DeviceAssertionError", "EmulatorError", "InvalidOptionError", "LaunchError",
+    "OutOfResourcesError", "TmetalError", "UnavailableError", "HostTensor", "tensor",
     "EmulatorDriver", "MetalDriver", "TmetalDriver", "CudaValidationDriver", "MetalBackend", "MetalOptions", "core",
     "capabilities", "activate", "register_backend",
 ]

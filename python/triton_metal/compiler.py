@@ -276,7 +276,7 @@ class MetalBackend(BaseBackend):
         try:
             return MetalOptions(**args)
         except ValueError as e:
-            raise errors.CompileError(f"invalid option for the tmetal backend: {e}") from None
+            raise errors.InvalidOptionError(f"invalid option for the tmetal backend: {e}") from None
 
     def pack_metadata(self, metadata):
         return (metadata.num_warps, metadata.shared)

@@ -93,6 +93,14 @@ class OutOfResourcesError(CompileError, OutOfResources):
         return {**super()._fields(), "resource": resource, "required": self.required, "limit": self.limit}
 
 
+class InvalidOptionError(CompileError, AssertionError):
+    """A compile option the backend does not take (num_warps not a power of
+    2, num_ctas above 1, a CUDA-only feature, an unknown layout policy). Also
+    an AssertionError, which Triton's own backends raise for such options
+    (their options assert in __post_init__), so that code written for them
+    catches it."""
+
+
 class LaunchError(TmetalError, ValueError):
     """The arguments of a launch do not fit the compiled kernel (wrong count,
     a tensor on the wrong device, a scalar out of range, ...). Also a

@@ -2,11 +2,16 @@
 and what goes into Triton's cache keys."""
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 
+import numpy as np
 import pytest
+import triton
 from triton.runtime.errors import OutOfResources
 
+import triton_metal
 from triton_metal import CompileError, OutOfResourcesError, compiler
 from triton_metal.compiler import MetalBackend, MetalOptions, canonical_layout, make_target, parse_arch
 
@@ -68,6 +73,33 @@ def test_bad_environment_flag_is_an_error(backend, monkeypatch):
 def test_invalid_options_are_compile_errors(backend, opts, message):
     with pytest.raises(CompileError, match=message):
         backend.parse_options(opts)
+
+
+def test_invalid_options_are_assertion_errors_as_on_nvidia(backend):
+    # Triton's own backends assert their options (test_core's
+    # test_num_warps_pow2 expects an AssertionError for num_warps=3).
+    with pytest.raises(AssertionError, match="must be a power of 2") as info:
+        backend.parse_options({"num_warps": 3})
+    error = info.value
+    assert isinstance(error, triton_metal.InvalidOptionError) and isinstance(error, CompileError)
+    assert str(error) == "invalid option for the tmetal backend: num_warps must be a power of 2, got 3"
+    # Kept through Triton's deep copy of cached errors and through pickling.
+    for again in (copy.deepcopy(error), pickle.loads(pickle.dumps(error))):
+        assert type(again) is type(error) and str(again) == str(error)
+
+
+@triton.jit
+def _empty_kernel(dst):
+    pass
+
+
+def test_a_jit_kernel_with_three_warps_fails_as_on_nvidia(codegen_emulator):
+    # Triton's test_num_warps_pow2, through tmetal's driver.
+    dst = triton_metal.tensor(np.zeros(128, np.float32))
+    with pytest.raises(AssertionError, match="invalid option for the tmetal backend: num_warps must be a power of 2"):
+        _empty_kernel.warmup(dst=dst, grid=(1, ), num_warps=3)
+    for warps in (1, 2, 4):
+        _empty_kernel.warmup(dst=dst, grid=(1, ), num_warps=warps)
 
 
 def test_too_many_warps_are_out_of_resources(backend):
