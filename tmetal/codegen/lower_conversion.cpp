@@ -367,20 +367,19 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
          [&](int64_t r) { return split->ofRegister[r] == (q & split->registerBits); });
     if (!threads.empty()) body_.close();
   };
-  // The sides' splits: the writes', then the reads'.
-  const std::vector<std::optional<PieceSplit>> writeSplits(choice.splits.begin(),
-                                                           choice.splits.begin() + writes.size());
-  const std::vector<std::optional<PieceSplit>> readSplits(choice.splits.begin() + writes.size(), choice.splits.end());
+  // The sides' splits, the writes' first.
+  auto writeSplit = [&](size_t k) -> const std::optional<PieceSplit>& { return choice.splits[k]; };
+  auto readSplit = [&](size_t k) -> const std::optional<PieceSplit>& { return choice.splits[writes.size() + k]; };
   for (int64_t p = 0; p < pieces; ++p) {
     if (p == 0) barrierBeforeReuse(); else body_.line(dialect_.barrier());
     for (size_t k = 0; k < writes.size(); ++k) {
       const StagedWrite& w = writes[k];
-      side(w.tensor->map(), w.scale, w.offset, writeSplits[k], p, [&](const auto& where, const auto& only) {
+      side(w.tensor->map(), w.scale, w.offset, writeSplit(k), p, [&](const auto& where, const auto& only) {
         // In vectors where no element needs a guard and the placement keeps
         // aligned runs whole (a 128x128 float transpose on an H200: 152.8 ->
         // 140.8 us, bench/results/2026-11-28-h200-transpose-vectors).
         const int64_t runs = std::min(int64_t{1} << bits.low, swizzled ? swizzle.vector : size);
-        if (writeSplits[k] && w.scale == 1 && w.offset % vectorElements == 0 && size % vectorElements == 0 &&
+        if (writeSplit(k) && w.scale == 1 && w.offset % vectorElements == 0 && size % vectorElements == 0 &&
             writeStagedVectors(
                 *w.tensor, buffer, w.tensor->shape.back(),
                 [&](const std::string& index) { return parenthesized(where(index).second); }, only, runs))
@@ -396,7 +395,7 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     }
     body_.line(dialect_.barrier());
     for (size_t k = 0; k < reads.size(); ++k)
-      side(out[k].map(), reads[k].scale, reads[k].offset, readSplits[k], p, [&](const auto& where, const auto& only) {
+      side(out[k].map(), reads[k].scale, reads[k].offset, readSplit(k), p, [&](const auto& where, const auto& only) {
         readEachStaged(
             out[k],
             [&](const std::string& index, const std::string& target) {
