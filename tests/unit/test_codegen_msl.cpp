@@ -470,6 +470,38 @@ TEST(CodegenMsl, ScanAcrossSimdGroupsReadsEachGroupTotalOnce) {
   EXPECT_EQ(count(k.source, "threadgroup_barrier"), 7u);
 }
 
+// The running max of 512 elements: 4 a thread, 32 lanes, 4 SIMD groups. The
+// lanes' shuffle scan selects instead of branching; the groups before and the
+// lanes before are joined into one prefix (selects, no branch), folded into
+// the thread's first three elements once; the fourth is the lanes' inclusive
+// scan with the groups' part: 4 combines after the exchanges, not 8.
+TEST(CodegenMsl, ScanFoldsTheLanesAndGroupsBeforeAsOnePrefix) {
+  codegen::CompiledKernel k = compileCase("scan_running_max");
+  const size_t scan = k.source.find("'tt.scan' along axis 0");
+  ASSERT_NE(scan, std::string::npos) << k.source;
+  const std::string body = k.source.substr(scan);
+  EXPECT_NE(body.find("    neighbour = fmax(neighbour, inclusive);\n"
+                      "    inclusive = lane >= s ? neighbour : inclusive;\n"),
+            std::string::npos)
+      << body;
+  EXPECT_NE(body.find("    float joined = groups_before;\n"
+                      "    joined = fmax(joined, before);\n"
+                      "    before = simd > 0 ? (lane > 0 ? joined : groups_before) : before;\n"
+                      "    float through = groups_before;\n"
+                      "    through = fmax(through, inclusive);\n"
+                      "    inclusive = simd > 0 ? through : inclusive;\n"
+                      "    if (lane > 0 || simd > 0) {\n"
+                      "      scan[0] = fmax(before, scan[0]);\n"
+                      "      scan[1] = fmax(before, scan[1]);\n"
+                      "      scan[2] = fmax(before, scan[2]);\n"
+                      "    }\n"
+                      "    scan[3] = inclusive;\n"),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(count(body, "fmax(before, "), 3u);
+  EXPECT_EQ(count(body, "if (simd > 0)"), 0u);
+}
+
 TEST(CodegenMsl, ExactDivisionByAPowerOfTwoIsAShift) {
   // In the branch where x % 4 == 0 the division is exact: an arithmetic shift
   // (right for negative x too). The other branch divides an odd or

@@ -4,11 +4,13 @@
 //   1. each thread scans its block sequentially;
 //   2. lanes exchange block totals: simd_prefix_exclusive_sum/product where
 //      the region is one of those, else a simd_shuffle_up (down, reversed)
-//      scan of the totals for any combiner; each thread folds the prefix of
-//      the lanes before it into its block;
+//      scan of the totals for any combiner;
 //   3. SIMD groups exchange their totals through threadgroup memory (each
-//      written by the lane that holds it, the last in scan order) and fold
-//      the groups before them in;
+//      written by the lane that holds it, the last in scan order); the
+//      groups before and the lanes before are joined into one prefix that
+//      each thread folds into its block once (the block's last element is
+//      the lanes' inclusive scan itself), so a block of n elements costs n
+//      combines after the exchanges, not 2n;
 //   4. the total of the repetitions before is folded into this one.
 // Every fold keeps the earlier elements on the left of the combiner, so
 // order-sensitive combiners (a linear recurrence) are correct.
@@ -21,6 +23,15 @@ namespace tmetal::codegen {
 
 using layout::LayoutPtr;
 using layout::TensorMap;
+
+namespace {
+// The lanes' part of a scan's prefix for one line of a repetition.
+struct LanePrefix {
+  std::vector<std::string> before;     // the lanes before this one, combined (one per operand)
+  std::vector<std::string> inclusive;  // with this thread's block too; empty after simd_prefix
+  std::string exists;                  // whether any lane is before this one (shuffle scan only)
+};
+}  // namespace
 
 void KernelLowering::lowerScan(const ir::Operation& op) {
   size_t numOperands = op.numOperands();
@@ -71,6 +82,61 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
   // Folds `prefix` (earlier elements) into register r: r = combine(prefix, r).
   auto foldInto = [&](const std::vector<std::string>& prefix, int64_t r) {
     return combineStatements(op, regsOf(r), prefix, true);
+  };
+  // Copies of `values` named after `hint` (one per operand).
+  auto copies = [&](const std::vector<std::string>& values, const std::string& hint) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < numOperands; ++i) {
+      names.push_back(newName(hint));
+      body_.line(typeOf(in[i]->element) + " " + names[i] + " = " + values[i] + ";");
+    }
+    return names;
+  };
+  auto select = [&](const std::vector<std::string>& dst, const std::string& cond, const std::vector<std::string>& yes,
+                    const std::vector<std::string>& no) {
+    for (size_t i = 0; i < numOperands; ++i) body_.line(dst[i] + " = " + cond + " ? " + yes[i] + " : " + no[i] + ";");
+  };
+  // The prefix of the lanes before a thread's block (and where `groupsExist`
+  // is not empty, of the groups before its SIMD group, `groupsBefore`),
+  // folded into the block in one pass. From a shuffle scan, the block's last
+  // element in scan order is the lanes' inclusive scan: no fold of its own.
+  // The groups' part is joined by selects, not a branch, as Triton does: the
+  // combines are few and the partials' reads need not wait for a branch.
+  auto foldLanePrefix = [&](LanePrefix& prefix, const std::vector<int64_t>& regs, const std::string& groupsExist,
+                            const std::vector<std::string>& groupsBefore = {}) {
+    int64_t last = reverse ? 0 : block - 1;
+    if (prefix.inclusive.empty()) {
+      // simd_prefix: lane 0's prefix is the identity, so every lane folds.
+      if (!groupsExist.empty()) {
+        std::vector<std::string> joined = copies(groupsBefore, "joined");
+        emit(combineStatements(op, joined, prefix.before));
+        select(prefix.before, groupsExist, joined, prefix.before);
+      }
+      for (int64_t r : regs) emit(foldInto(prefix.before, r));
+      return;
+    }
+    std::string cond = prefix.exists;
+    if (!groupsExist.empty()) {
+      if (block > 1) {
+        std::vector<std::string> joined = copies(groupsBefore, "joined");
+        emit(combineStatements(op, joined, prefix.before));
+        for (size_t i = 0; i < numOperands; ++i)
+          body_.line(prefix.before[i] + " = " + groupsExist + " ? (" + prefix.exists + " ? " + joined[i] + " : " +
+                     groupsBefore[i] + ") : " + prefix.before[i] + ";");
+      }
+      std::vector<std::string> through = copies(groupsBefore, "through");
+      emit(combineStatements(op, through, prefix.inclusive));
+      select(prefix.inclusive, groupsExist, through, prefix.inclusive);
+      cond = prefix.exists + " || " + groupsExist;
+    }
+    if (block > 1) {
+      body_.open("if (" + cond + ")");
+      for (int64_t w = 0; w < block; ++w)
+        if (w != last) emit(foldInto(prefix.before, regs[w]));
+      body_.close();
+    }
+    std::vector<std::string> lastRegs = regsOf(regs[last]);
+    for (size_t i = 0; i < numOperands; ++i) body_.line(lastRegs[i] + " = " + prefix.inclusive[i] + ";");
   };
 
   int lanesAlong = map.distinctLanes(ra), groupsAlong = map.distinctSimdGroups(ra);
@@ -139,12 +205,14 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
         for (size_t i = 0; i < numOperands; ++i) body_.line(t[i] + " = " + v[i] + ";");
       }
     }
-    // 2. Lanes.
+    // 2. Lanes. Where SIMD groups follow, the lanes' prefix waits for the
+    // groups' (step 3) so that the two are folded in as one.
+    std::vector<LanePrefix> lanePrefix(numLines);
     if (lanesAlong > 1) {
       useBuiltin(Builtin::LaneIndex);
       for (int64_t q = 0; q < numLines; ++q) {
         std::vector<std::string> t = element(total, q);
-        body_.open("");
+        LanePrefix& prefix = lanePrefix[q];
         if (hardwarePrefix) {
           std::string ex = newName("before");
           body_.line(typeOf(in[0]->element) + " " + ex + " = " + dialect_.simdPrefix(*simd, t[0], false) + ";");
@@ -153,15 +221,17 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
           // after the scan) before the partials' write.
           if (totalInEveryLane || groupsAlong > 1)
             body_.line(t[0] + " = " + dialect_.simdReduce(*simd, t[0], k0) + ";");
-          for (int64_t w = 0; w < block; ++w) emit(foldInto({ex}, at[q][rep][w]));
+          prefix.before = {ex};
         } else {
-          std::vector<std::string> p, y, ex;
+          std::vector<std::string> y;
           for (size_t i = 0; i < numOperands; ++i) {
-            p.push_back(newName("inclusive"));
+            prefix.inclusive.push_back(newName("inclusive"));
             y.push_back(newName("neighbour"));
-            ex.push_back(newName("before"));
-            body_.line(typeOf(in[i]->element) + " " + p[i] + " = " + t[i] + ";");
+            // With one element a thread the inclusive scan is all it needs.
+            if (block > 1) prefix.before.push_back(newName("before"));
+            body_.line(typeOf(in[i]->element) + " " + prefix.inclusive[i] + " = " + t[i] + ";");
           }
+          const std::vector<std::string>& p = prefix.inclusive;
           std::string cond = reverse ? laneAlong + " + s < " + std::to_string(lanesAlong) : laneAlong + " >= s";
           body_.open("for (uint s = 1; s < " + std::to_string(lanesAlong) + "; s *= 2)");
           for (size_t i = 0; i < numOperands; ++i) {
@@ -170,9 +240,10 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
             body_.line(typeOf(in[i]->element) + " " + y[i] + " = " +
                        (reverse ? dialect_.simdShuffleDown(p[i], ki, delta) : dialect_.simdShuffleUp(p[i], ki, delta)) + ";");
           }
-          body_.open("if (" + cond + ")");
-          emit(combineStatements(op, p, y, true));
-          body_.close();
+          // neighbour = combine(neighbour, inclusive), then a select: no
+          // branch, no copy of the running value (a predicated combine).
+          emit(combineStatements(op, y, p));
+          select(p, cond, y, p);
           body_.close();
           // The lanes before this one (after it, reversed) and the whole SIMD group's total.
           std::string lastLane = reverse ? lane + " - " + (laneStride == 1 ? laneAlong : "(" + laneAlong + ") * " + std::to_string(laneStride))
@@ -181,16 +252,15 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
           for (size_t i = 0; i < numOperands; ++i) {
             ir::ScalarKind ki = in[i]->element.isScalar() ? in[i]->element.scalarKind() : ir::ScalarKind::I64;
             std::string delta = std::to_string(laneStride);
-            body_.line(typeOf(in[i]->element) + " " + ex[i] + " = " +
-                       (reverse ? dialect_.simdShuffleDown(p[i], ki, delta) : dialect_.simdShuffleUp(p[i], ki, delta)) + ";");
+            if (block > 1)
+              body_.line(typeOf(in[i]->element) + " " + prefix.before[i] + " = " +
+                         (reverse ? dialect_.simdShuffleDown(p[i], ki, delta) : dialect_.simdShuffleUp(p[i], ki, delta)) + ";");
             if (totalInEveryLane) body_.line(t[i] + " = " + dialect_.simdBroadcast(p[i], ki, lastLane) + ";");
             else if (groupsAlong > 1) body_.line(t[i] + " = " + p[i] + ";");
           }
-          body_.open("if (" + (reverse ? laneAlong + " < " + std::to_string(lanesAlong - 1) : laneAlong + " > 0") + ")");
-          for (int64_t w = 0; w < block; ++w) emit(foldInto(ex, at[q][rep][w]));
-          body_.close();
+          prefix.exists = reverse ? laneAlong + " < " + std::to_string(lanesAlong - 1) : laneAlong + " > 0";
         }
-        body_.close();
+        if (groupsAlong == 1) foldLanePrefix(prefix, at[q][rep], "");
       }
     }
     // 3. SIMD groups.
@@ -253,9 +323,13 @@ void KernelLowering::lowerScan(const ir::Operation& op) {
             body_.line(before[i] + " = " + here + " ? " + running[i] + " : " + before[i] + ";");
         }
         std::string has = reverse ? groupAlong + " < " + std::to_string(groupsAlong - 1) : groupAlong + " > 0";
-        body_.open("if (" + has + ")");
-        for (int64_t w = 0; w < block; ++w) emit(foldInto(before, at[q][rep][w]));
-        body_.close();
+        if (lanesAlong > 1) {
+          foldLanePrefix(lanePrefix[q], at[q][rep], has, before);
+        } else {
+          body_.open("if (" + has + ")");
+          for (int64_t w = 0; w < block; ++w) emit(foldInto(before, at[q][rep][w]));
+          body_.close();
+        }
         // The repetition's total over every group.
         for (size_t i = 0; i < numOperands; ++i) body_.line(t[i] + " = " + running[i] + ";");
         body_.close();
