@@ -46,6 +46,9 @@ FLOAT_OPS = [
     ("tanh", "math.tanh %x : tensor<128xf32>"),
     ("ceil", "math.ceil %x : tensor<128xf32>"),
     ("sqrt", "tt.precise_sqrt %ax : tensor<128xf32>"),
+    ("fast_sqrt", "math.sqrt %ax : tensor<128xf32>"),
+    ("sin", "math.sin %x : tensor<128xf32>"),  # with the cos below: one sincos
+    ("cos", "math.cos %x : tensor<128xf32>"),
     ("divf", "tt.precise_divf %x, %y : tensor<128xf32>"),
     ("clamp", "tt.clampf %x, %y, %ax, propagateNan = none : tensor<128xf32>"),
     ("log2", "math.log2 %ax : tensor<128xf32>"),

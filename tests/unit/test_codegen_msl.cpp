@@ -311,6 +311,68 @@ TEST(CodegenMsl, CallsAreCopiesOfTheFunctionsTheyCall) {
   EXPECT_NE(k.source.find("  int r0 = n + n;\n  int r1 = r0 + r0;\n"), std::string::npos) << k.source;
 }
 
+// tl.sqrt (math.sqrt) is what Triton documents as its fast square root, and
+// its NVIDIA backend emits sqrt.approx for it; tl.sqrt_rn (tt.precise_sqrt)
+// is correctly rounded. So the first is metal::fast::sqrt (on CUDA
+// sqrt.approx.f32, without .ftz), the second precise::sqrt (sqrtf).
+TEST(CodegenMsl, TritonsFastSquareRootIsTheTargetsFastOne) {
+  const std::string ttir = R"(module {
+  tt.func public @roots(%p: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %q: !tt.ptr<f32> {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %x = tt.load %p : !tt.ptr<f32>
+    %fast = math.sqrt %x : f32
+    %exact = tt.precise_sqrt %x : f32
+    %sum = arith.addf %fast, %exact : f32
+    tt.store %q, %sum : !tt.ptr<f32>
+    tt.return
+  }
+}
+)";
+  codegen::CompiledKernel k = compileText(ttir);
+  EXPECT_EQ(count(k.source, "fast::sqrt("), 1u) << k.source;
+  EXPECT_EQ(count(k.source, "precise::sqrt("), 1u) << k.source;
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  codegen::CompiledKernel c = compileText(ttir, cuda);
+  EXPECT_EQ(count(c.source, " = tmetal_fast_sqrt("), 1u) << c.source;
+  EXPECT_EQ(count(c.source, " = sqrtf("), 1u) << c.source;
+  EXPECT_NE(c.source.find("asm(\"sqrt.approx.f32 %0, %1;\""), std::string::npos);
+}
+
+// sin(x) * cos(x): one sincos a register (one range reduction for both),
+// whichever of the two comes first; a sin alone stays a sin.
+TEST(CodegenMsl, SinAndCosOfTheSameFloatsAreOneSincos) {
+  codegen::CompiledKernel k = compileCase("math_functions");
+  EXPECT_EQ(count(k.source, "sincos("), 1u) << k.source;
+  EXPECT_EQ(count(k.source, "precise::sin("), 0u);
+  EXPECT_EQ(count(k.source, "precise::cos("), 0u);
+  EXPECT_NE(k.source.find("for (int r = 0; r < 4; ++r) b_17[r] = precise::sincos(x_7[r], b_18[r]);\n"
+                          "  float b_19[4];\n"
+                          "  for (int r = 0; r < 4; ++r) b_19[r] = b_17[r] * b_18[r];\n"),
+            std::string::npos)
+      << k.source;
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  codegen::CompiledKernel c = compileCase("math_functions", cuda);
+  EXPECT_EQ(count(c.source, "= tmetal_sincos(x_7[r], b_18[r]);"), 1u) << c.source;
+
+  const std::string cosFirst = R"(module {
+  tt.func public @polar(%p: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %q: !tt.ptr<f32> {tt.divisibility = 16 : i32}) attributes {noinline = false} {
+    %x = tt.load %p : !tt.ptr<f32>
+    %c = math.cos %x : f32
+    %s = math.sin %x : f32
+    %d = arith.subf %c, %s : f32
+    %e = math.sin %d : f32
+    tt.store %q, %e : !tt.ptr<f32>
+    tt.return
+  }
+}
+)";
+  codegen::CompiledKernel polar = compileText(cosFirst);
+  EXPECT_EQ(count(polar.source, "precise::sincos(x, c);"), 1u) << polar.source;
+  EXPECT_EQ(count(polar.source, "precise::sin("), 1u) << polar.source;
+  EXPECT_EQ(count(polar.source, "precise::cos("), 0u) << polar.source;
+}
+
 TEST(CodegenErrors, TooManyThreadsPerThreadgroup) {
   codegen::CompileOptions options;
   options.numWarps = 64;

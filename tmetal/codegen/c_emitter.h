@@ -23,7 +23,9 @@ enum class SimdOp { Sum, Product, Max, Min, And, Or, Xor };
 const char* simdOpName(SimdOp op);
 
 // Elementwise math with a target-specific spelling.
-enum class MathFn { Exp, Exp2, Log, Log2, Sqrt, Rsqrt, Sin, Cos, Tanh, Erf, Floor, Ceil, AbsF, Fma, Div };
+// FastSqrt is Triton's tl.sqrt (math.sqrt), which it documents as a fast
+// square root; Sqrt is tl.sqrt_rn (tt.precise_sqrt), correctly rounded.
+enum class MathFn { Exp, Exp2, Log, Log2, Sqrt, FastSqrt, Rsqrt, Sin, Cos, Tanh, Erf, Floor, Ceil, AbsF, Fma, Div };
 
 // Read-modify-write atomics (tt.atomic_rmw's atomic_rmw_op).
 enum class AtomicOp { Add, FAdd, And, Or, Xor, Max, Min, UMax, UMin, Exch };
@@ -103,6 +105,9 @@ class CEmitter {
   // otherwise). `fast` asks for the fast variant where the target has one.
   virtual std::string mathCall(MathFn fn, const std::vector<std::string>& args, ir::ScalarKind k, bool fast) const = 0;
   virtual std::string minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const = 0;
+  // sin(x) of a float, writing cos(x) to the float lvalue `cosine`: one range
+  // reduction for the two.
+  virtual std::string sinCos(const std::string& x, const std::string& cosine, bool fast) const = 0;
   // a / b for arith.divf of kind k: the `/` operator by default (Metal's
   // float division is within 2.5 ulp, not correctly rounded).
   virtual std::string floatDivide(const std::string& a, const std::string& b, ir::ScalarKind k) const;

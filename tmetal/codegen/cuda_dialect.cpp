@@ -45,6 +45,27 @@ __device__ __forceinline__ float tmetal_fdiv(float a, float b) {
   return r;
 }
 
+// tl.sqrt, Triton's fast square root (metal::fast::sqrt in MSL):
+// sqrt.approx.f32, one hardware instruction, as Triton's NVIDIA backend
+// emits; without .ftz, so that denormal inputs keep their roots.
+__device__ __forceinline__ float tmetal_fast_sqrt(float x) {
+  float r;
+  asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// MSL's sincos: sin(x) returned, cos(x) written, one range reduction.
+__device__ __forceinline__ float tmetal_sincos(float x, float& c) {
+  float s;
+  sincosf(x, &s, &c);
+  return s;
+}
+__device__ __forceinline__ float tmetal_fast_sincos(float x, float& c) {
+  float s;
+  __sincosf(x, &s, &c);
+  return s;
+}
+
 // Vectors of 8- and 16-bit elements, aligned to their size as CUDA's own
 // vector types are. CUDA has no four-element half vectors, and its char4 or
 // short2 cannot be built as `char4(a, b, c, d)`, the way the lowering packs
@@ -316,7 +337,7 @@ std::vector<std::string> CudaDialect::reservedNames() const {
   // CUDA's builtin variables and the names filePrologue() defines or relies
   // on, which a value named after a Triton variable must not shadow.
   return {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "schar", "uchar", "ushort", "uint", "ulong",
-          "memcpy", "tmetal_fdiv", "isnan", "mulhi", "fmaxf", "fminf", "fmax", "fmin", "expf", "exp2f", "logf", "log2f", "sqrtf",
+          "memcpy", "tmetal_fdiv", "tmetal_fast_sqrt", "tmetal_sincos", "tmetal_fast_sincos", "isnan", "mulhi", "fmaxf", "fminf", "fmax", "fmin", "expf", "exp2f", "logf", "log2f", "sqrtf",
           "rsqrtf", "sinf", "cosf", "tanhf", "erff", "floorf", "ceilf", "fabsf", "fmaf", "fmod", "exp2", "log2",
           "sqrt", "rsqrt", "tanh", "erf", "floor", "ceil", "fabs", "fma", "atomicAdd", "atomicMax", "atomicMin",
           "atomicAnd", "atomicOr", "atomicXor", "atomicExch", "atomicCAS", "tmetal_atomic_cas16", "float2", "float4",
@@ -433,7 +454,8 @@ std::string CudaDialect::mathCall(MathFn fn, const std::vector<std::string>& arg
       case MathFn::Exp2: return call("exp2");
       case MathFn::Log: return call("log");
       case MathFn::Log2: return call("log2");
-      case MathFn::Sqrt: return call("sqrt");
+      case MathFn::Sqrt:
+      case MathFn::FastSqrt: return call("sqrt");  // Triton's float64 square root is correctly rounded too
       case MathFn::Rsqrt: return call("rsqrt");
       case MathFn::Sin: return call("sin");
       case MathFn::Cos: return call("cos");
@@ -455,6 +477,7 @@ std::string CudaDialect::mathCall(MathFn fn, const std::vector<std::string>& arg
     case MathFn::Log: return call(fast ? "__logf" : "logf");
     case MathFn::Log2: return call(fast ? "__log2f" : "log2f");
     case MathFn::Sqrt: return call("sqrtf");
+    case MathFn::FastSqrt: return call("tmetal_fast_sqrt");
     case MathFn::Rsqrt: return call("rsqrtf");
     case MathFn::Sin: return call(fast ? "__sinf" : "sinf");
     case MathFn::Cos: return call(fast ? "__cosf" : "cosf");
@@ -467,6 +490,10 @@ std::string CudaDialect::mathCall(MathFn fn, const std::vector<std::string>& arg
     case MathFn::Div: return call(fast ? "__fdividef" : "__fdiv_rn");
   }
   return "?";
+}
+
+std::string CudaDialect::sinCos(const std::string& x, const std::string& cosine, bool fast) const {
+  return std::string(fast ? "tmetal_fast_sincos(" : "tmetal_sincos(") + x + ", " + cosine + ")";
 }
 
 std::string CudaDialect::maskedVectorLoad(const std::string& var, const std::string& ptr,

@@ -71,6 +71,7 @@ class CudaDialect : public CEmitter {
 
   bool mathNeedsFloat(ir::ScalarKind k) const override;
   std::string mathCall(MathFn fn, const std::vector<std::string>& args, ir::ScalarKind k, bool fast) const override;
+  std::string sinCos(const std::string& x, const std::string& cosine, bool fast) const override;
   std::string maskedLoad(const std::string& ptr, const std::string& cond, const std::string& other) const override;
   std::string maskedStore(const std::string& ptr, const std::string& value, const std::string& cond,
                           bool oneOfSeveral) const override;

@@ -163,6 +163,8 @@ class KernelLowering {
   void lowerScalarOp(const ir::Operation& op);
   RegisterTensor elementwiseIn(const ir::Operation& op, const layout::LayoutPtr& l,
                                const std::vector<const RegisterTensor*>& operands);
+  std::optional<RegisterTensor> sinCosOf(const ir::Operation& op, const layout::LayoutPtr& l,
+                                         const RegisterTensor& operand);
   RegisterTensor makeRangeIn(const ir::Operation& op, const layout::LayoutPtr& l);
   RegisterTensor splatIn(const ir::Operation& op, const layout::LayoutPtr& l);
   RegisterTensor constantIn(const ir::Operation& op, const layout::LayoutPtr& l);
@@ -550,6 +552,10 @@ class KernelLowering {
   std::map<std::pair<std::string, std::string>, std::string> threadgroupViews_;  // (host, element type) -> view
   std::set<std::string> names_;
   std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> tensors_;
+  // A sin's or cos's result computed with its partner's (sinCosOf), waiting
+  // for the partner op to be lowered in that layout.
+  std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> sinCosComputed_;
+  std::unordered_map<const ir::Value*, std::string> sinCosScalars_;  // the same for scalars
   std::unordered_map<const ir::Value*, std::string> scalars_;
   std::set<Builtin> builtins_;
   std::vector<MathFn> mathUsed_;

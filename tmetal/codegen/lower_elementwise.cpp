@@ -30,7 +30,50 @@ std::optional<WideProduct> wideProduct(const ir::Operation& op) {
   return WideProduct{a->operand(0), b->operand(0), a->kind() == OpKind::ArithExtSI};
 }
 
+// The math.cos of op's operand where op is a math.sin (or the sin where op
+// is a cos), in the same block, of float.
+const ir::Operation* sinCosPartner(const ir::Operation& op) {
+  OpKind other;
+  if (op.kind() == OpKind::MathSin) other = OpKind::MathCos;
+  else if (op.kind() == OpKind::MathCos) other = OpKind::MathSin;
+  else return nullptr;
+  if (op.result(0)->type().elementOrSelf().scalarKind() != ir::ScalarKind::F32 || !op.parentBlock()) return nullptr;
+  for (const auto& candidate : op.parentBlock()->ops())
+    if (candidate->kind() == other && candidate->operand(0) == op.operand(0)) return candidate.get();
+  return nullptr;
+}
+
 }  // namespace
+
+// sin and cos of the same floats (a rotary embedding's angles, a polar
+// transform) share one range reduction: the first of the two lowered
+// computes both (MSL's sincos; CUDA's sincosf), the second takes its result.
+std::optional<RegisterTensor> KernelLowering::sinCosOf(const ir::Operation& op, const LayoutPtr& l,
+                                                       const RegisterTensor& operand) {
+  const ir::Value* v = op.result(0);
+  if (auto it = sinCosComputed_.find(v); it != sinCosComputed_.end()) {
+    for (auto t = it->second.begin(); t != it->second.end(); ++t) {
+      if (!layout::sameLayout(t->layout, l)) continue;
+      RegisterTensor done = std::move(*t);
+      it->second.erase(t);
+      return done;
+    }
+  }
+  const ir::Operation* partner = sinCosPartner(op);
+  if (!partner || computedIn(partner->result(0), l)) return std::nullopt;
+  const bool isSin = op.kind() == OpKind::MathSin;
+  const ir::Value* sinValue = isSin ? v : partner->result(0);
+  const ir::Value* cosValue = isSin ? partner->result(0) : v;
+  int64_t n = TensorMap(l, v->type().shape()).numRegisters();
+  std::string cosName = nameFor(cosValue);
+  RegisterTensor cosine = RegisterTensor::array(l, v->type().shape(), v->type().element(), cosName, n);
+  body_.line(declaration(v->type().element(), cosName, n) + ";");
+  RegisterTensor sine = computeRegisters(sinValue, l, {&operand, &cosine}, [&](const std::vector<std::string>& a) {
+    return dialect_.sinCos(a[0], a[1], options_.fastMath);
+  });
+  sinCosComputed_[partner->result(0)].push_back(isSin ? cosine : sine);
+  return isSin ? sine : cosine;
+}
 
 RegisterTensor KernelLowering::elementwiseIn(const ir::Operation& op, const LayoutPtr& l,
                                              const std::vector<const RegisterTensor*>& operands) {
@@ -70,6 +113,8 @@ RegisterTensor KernelLowering::elementwiseIn(const ir::Operation& op, const Layo
     body_.line(typeOf(v->type().element()) + " " + name + " = " + expr(a) + ";");
     return RegisterTensor::uniform(l, v->type().shape(), v->type().element(), name, n);
   }
+  if (op.kind() == OpKind::MathSin || op.kind() == OpKind::MathCos)
+    if (std::optional<RegisterTensor> t = sinCosOf(op, l, *args[0])) return std::move(*t);
   if (op.kind() == OpKind::TtAddPtr) {
     // A buffer indexed by offsets: keep base and offsets apart (see
     // RegisterTensor::pointerOffsets).
@@ -133,6 +178,23 @@ void KernelLowering::lowerScalarOp(const ir::Operation& op) {
   if (std::optional<WideProduct> w = wideProduct(op)) {
     body_.line(typeOf(v->type()) + " " + name + " = " +
                dialect_.wideMultiply(scalarOf(w->lhs), scalarOf(w->rhs), w->isSigned) + ";");
+    defineScalar(v, name);
+    return;
+  }
+  if (auto done = sinCosScalars_.find(v); done != sinCosScalars_.end()) {
+    defineScalar(v, done->second);
+    sinCosScalars_.erase(done);
+    return;
+  }
+  if (const ir::Operation* partner = sinCosPartner(op)) {
+    // As sinCosOf, for scalars.
+    const bool isSin = op.kind() == OpKind::MathSin;
+    std::string other = nameFor(partner->result(0));
+    const std::string& sine = isSin ? name : other;
+    const std::string& cosine = isSin ? other : name;
+    body_.line(typeOf(v->type()) + " " + cosine + ";");
+    body_.line(typeOf(v->type()) + " " + sine + " = " + dialect_.sinCos(scalarOf(op.operand(0)), cosine, options_.fastMath) + ";");
+    sinCosScalars_[partner->result(0)] = other;
     defineScalar(v, name);
     return;
   }

@@ -102,6 +102,7 @@ std::string MslDialect::mathCall(MathFn fn, const std::vector<std::string>& args
     case MathFn::Log: return call(ns + "log");
     case MathFn::Log2: return call(ns + "log2");
     case MathFn::Sqrt: return call(ns + "sqrt");
+    case MathFn::FastSqrt: return call("fast::sqrt");
     case MathFn::Rsqrt: return call(ns + "rsqrt");
     case MathFn::Sin: return call(ns + "sin");
     case MathFn::Cos: return call(ns + "cos");
@@ -114,6 +115,10 @@ std::string MslDialect::mathCall(MathFn fn, const std::vector<std::string>& args
     case MathFn::Fma: return call("fma");
   }
   return "?";
+}
+
+std::string MslDialect::sinCos(const std::string& x, const std::string& cosine, bool fast) const {
+  return std::string(fast ? "fast::" : "precise::") + "sincos(" + x + ", " + cosine + ")";
 }
 
 std::string MslDialect::minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const {

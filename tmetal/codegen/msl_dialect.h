@@ -47,6 +47,7 @@ class MslDialect : public CEmitter {
 
   bool mathNeedsFloat(ir::ScalarKind k) const override;
   std::string mathCall(MathFn fn, const std::vector<std::string>& args, ir::ScalarKind k, bool fast) const override;
+  std::string sinCos(const std::string& x, const std::string& cosine, bool fast) const override;
   std::string minMax(bool isMax, const std::string& a, const std::string& b, bool isFloat) const override;
   std::string mathHelpers(const std::vector<MathFn>& used) const override;
   std::string libdeviceMarker(std::string_view marker) const override;

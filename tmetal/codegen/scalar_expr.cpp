@@ -388,7 +388,7 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
     case OpKind::MathExp2: return mathExpr(op, MathFn::Exp2, a);
     case OpKind::MathLog: return mathExpr(op, MathFn::Log, a);
     case OpKind::MathLog2: return mathExpr(op, MathFn::Log2, a);
-    case OpKind::MathSqrt:
+    case OpKind::MathSqrt: return mathExpr(op, MathFn::FastSqrt, a);
     case OpKind::TtPreciseSqrt: return mathExpr(op, MathFn::Sqrt, a);
     case OpKind::MathRsqrt: return mathExpr(op, MathFn::Rsqrt, a);
     case OpKind::MathSin: return mathExpr(op, MathFn::Sin, a);
