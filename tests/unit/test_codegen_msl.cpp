@@ -576,6 +576,28 @@ TEST(CodegenMsl, ExactDivisionByAPowerOfTwoIsAShift) {
   EXPECT_EQ(collatz.source.find(" / 2L"), std::string::npos);
 }
 
+// A program id is never negative: its remainder (and quotient) by a positive
+// constant is the unsigned one, one instruction, not C's signed fix-up. An
+// argument may be negative and keeps the signed operator.
+TEST(CodegenMsl, RemaindersOfProgramIdsAreUnsigned) {
+  codegen::CompiledKernel k = compileCase("scalar_branch_mode2");
+  EXPECT_NE(k.source.find("int t = int(uint(pid0) % uint(2));"), std::string::npos) << k.source;
+  codegen::CompiledKernel mixed = compileText(R"(module {
+  tt.func public @k(%out: !tt.ptr<i32>, %n: i32) attributes {noinline = false} {
+    %c3 = arith.constant 3 : i32
+    %pid = tt.get_program_id x : i32
+    %q = arith.divsi %pid, %c3 : i32
+    %r = arith.remsi %n, %c3 : i32
+    %s = arith.addi %q, %r : i32
+    tt.store %out, %s : !tt.ptr<i32>
+    tt.return
+  }
+}
+)");
+  EXPECT_NE(mixed.source.find("int q0 = int(uint(pid0) / uint(3));"), std::string::npos) << mixed.source;
+  EXPECT_NE(mixed.source.find("int r0 = n % 3;"), std::string::npos) << mixed.source;
+}
+
 TEST(CodegenMsl, LoopsThatCombineNothingAcrossThreadsAreUnrolledByFour) {
   // LayerNorm's three loops only load and combine elementwise. Their trip
   // count (n_cols / 256, rounded up) is known only at run time: the trips up

@@ -154,6 +154,9 @@ class KernelLowering {
   // where `at` runs: by what AxisInfo knows of x, or because `at` lies in the
   // branch of an scf.if taken only when x % m == 0 for a multiple m of divisor.
   bool knownMultiple(const ir::Operation& at, const ir::Value* x, int64_t divisor) const;
+  // A signed division or remainder (op) of a value known not to be negative
+  // by a positive constant: the same as the unsigned one.
+  bool nonNegativeByPositiveConstant(const ir::Operation& op) const;
   // The remainders by a power of two (arith.remsi, remui) whose every use
   // compares them with zero: they are emitted as x's low bits
   // (CEmitter::lowBits), which are zero exactly where the remainder is.

@@ -68,7 +68,39 @@ std::optional<std::pair<PowerOfTwoRemainder, size_t>> multipleTest(const ir::Val
   return std::nullopt;
 }
 
+// Whether every element of v is >= 0 as a signed integer, from how it is
+// made: program ids and counts, ranges from zero up, non-negative
+// constants, zero-extensions, and ands, remainders and quotients of those.
+bool knownNonNegative(const ir::Value* v, const analysis::AxisInfoAnalysis& axis, int depth = 0) {
+  if (std::optional<int64_t> c = axis.get(v).constantValue) return *c >= 0;
+  const ir::Operation* def = v->definingOp();
+  if (!def || depth > 8) return false;
+  auto operand = [&](size_t i) { return knownNonNegative(def->operand(i), axis, depth + 1); };
+  auto positiveConstant = [&](size_t i) {
+    std::optional<int64_t> c = axis.get(def->operand(i)).constantValue;
+    return c && *c > 0;
+  };
+  switch (def->kind()) {
+    case OpKind::TtGetProgramId:
+    case OpKind::TtGetNumPrograms:
+    case OpKind::ArithExtUI: return true;
+    case OpKind::TtMakeRange: return def->intAttr("start") >= 0;
+    case OpKind::TtSplat:
+    case OpKind::TtBroadcast:
+    case OpKind::TtExpandDims: return operand(0);
+    case OpKind::ArithAndI: return operand(0) || operand(1);
+    case OpKind::ArithRemSI:
+    case OpKind::ArithDivSI: return operand(0) && positiveConstant(1);
+    default: return false;
+  }
+}
+
 }  // namespace
+
+bool KernelLowering::nonNegativeByPositiveConstant(const ir::Operation& op) const {
+  std::optional<int64_t> d = axis_.get(op.operand(1)).constantValue;
+  return d && *d > 0 && knownNonNegative(op.operand(0), axis_);
+}
 
 bool KernelLowering::knownMultiple(const ir::Operation& at, const ir::Value* x, int64_t divisor) const {
   if (axis_.get(x).divisibilityOfAll() % divisor == 0) return true;
@@ -310,12 +342,16 @@ std::string KernelLowering::scalarExpr(const ir::Operation& op, const std::vecto
       if (std::optional<int64_t> d = axis_.get(op.operand(1)).constantValue;
           d && *d > 1 && isPowerOfTwo(*d) && knownMultiple(op, op.operand(0), *d))
         return a[0] + " >> " + std::to_string(log2OfPowerOfTwo(*d));
+      // A program id divided by a positive constant: the target compiler does
+      // not know the id is not negative, and would keep the signed fix-up.
+      if (nonNegativeByPositiveConstant(op)) return back(u(a[0]) + " / " + u(a[1]));
       return bin("/");
     case OpKind::ArithRemSI:
     case OpKind::ArithRemUI:
       if (remaindersComparedWithZero_.count(&op))
         return dialect_.lowBits(a[0], static_cast<uint64_t>(*axis_.get(op.operand(1)).constantValue) - 1, k0);
-      return op.kind() == OpKind::ArithRemSI ? bin("%") : back(u(a[0]) + " % " + u(a[1]));
+      return op.kind() == OpKind::ArithRemSI && !nonNegativeByPositiveConstant(op) ? bin("%")
+                                                                                     : back(u(a[0]) + " % " + u(a[1]));
     case OpKind::ArithDivUI: return back(u(a[0]) + " / " + u(a[1]));
     case OpKind::ArithCeilDivSI:
       return a[0] + " / " + a[1] + " + ((" + a[0] + " % " + a[1] + " != 0) && ((" + a[0] + " < 0) == (" + a[1] +
