@@ -483,6 +483,24 @@ TEST(CodegenMsl, IntegerArgmaxCombinesLanesInEitherOrder) {
   EXPECT_EQ(count(f.source, "if ((lane & m) != 0) {"), 1u) << f.source;
 }
 
+// tl.argmax's indices rise along the axis, so in a thread's own fold the
+// accumulated element always has the lower index: that test of the region
+// is true there (a compare and a select a step). The butterfly between
+// lanes keeps the whole region.
+TEST(CodegenMsl, ArgmaxFoldsAThreadsElementsWithoutTheIndexTest) {
+  codegen::CompiledKernel k = compileCase("argmax_cols_f32");
+  EXPECT_NE(k.source.find("static inline void combine_in_order(float a0, int a1, float b0, int b1, thread float& out0, "
+                          "thread int& out1) {\n"
+                          "  bool tie = a0 == b0;\n"
+                          "  bool tie_20 = tie & true;\n"),
+            std::string::npos)
+      << k.source;
+  EXPECT_NE(k.source.find("for (int k = 1; k < 8; ++k) combine_in_order(red, red0, x_18[k], rows[k], red, red0);"),
+            std::string::npos);
+  EXPECT_EQ(count(k.source, "combine_in_order("), 2u);  // defined, called
+  EXPECT_NE(k.source.find("a1_0 < b1_0"), std::string::npos);  // the full region, for the lanes
+}
+
 // An or of booleans across the 32 lanes of a SIMD group is one vote
 // (simd_any; __any_sync on CUDA), not a five-step butterfly.
 TEST(CodegenMsl, BooleanOrAcrossASimdGroupIsOneVote) {

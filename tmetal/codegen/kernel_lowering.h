@@ -223,7 +223,12 @@ class KernelLowering {
   void lowerReduce(const ir::Operation& op);
   void lowerScan(const ir::Operation& op);
   // The helper function computing the combiner region; returns its name.
-  std::string combinerFunction(const ir::Operation& op);
+  // `alwaysTrue`, an op of the region, is taken as true (combinerIndexTest).
+  std::string combinerFunction(const ir::Operation& op, const ir::Operation* alwaysTrue = nullptr);
+  // For an argmax or argmin with ties to the lower index (float values too),
+  // the region's test that the first side's index is the lower; with the
+  // position of the index among the operands.
+  const ir::Operation* combinerIndexTest(const ir::Operation& op, size_t& indexOperand) const;
   // simd_* operation the region amounts to, if any (one operand, one op).
   std::optional<SimdOp> recognizeCombiner(const ir::Operation& op) const;
   // Whether the order of the two sides cannot matter: the region combines
@@ -233,7 +238,8 @@ class KernelLowering {
   // Statements combining `acc` with `other` (acc = combine(acc, other)) or
   // (acc = combine(other, acc)) when `otherFirst`.
   std::vector<std::string> combineStatements(const ir::Operation& op, const std::vector<std::string>& acc,
-                                             const std::vector<std::string>& other, bool otherFirst = false);
+                                             const std::vector<std::string>& other, bool otherFirst = false,
+                                             const ir::Operation* alwaysTrue = nullptr);
 
   // ---- dot, control flow, conversions ---------------------------------------------
   void lowerDot(const ir::Operation& op);
@@ -608,7 +614,7 @@ class KernelLowering {
   std::vector<BodyCopies> bodyCopies_;
   std::vector<layout::BlockedLayout> rootLayouts_;  // index = the L<k> of thread-offset names
   std::set<std::string> prologueNames_;
-  std::unordered_map<const ir::Operation*, std::string> combiners_;
+  std::map<std::pair<const ir::Operation*, const ir::Operation*>, std::string> combiners_;
   std::set<const ir::Value*> used_;  // values some op reads
   nlohmann::json decisions_ = nlohmann::json::object();
 };

@@ -63,48 +63,70 @@ bool strictlyBefore(const ir::Operation* c, const ir::Value* x, const ir::Value*
   return true;
 }
 
-// Triton's integer argmax and argmin with ties to the lower index
+// Whether `c` is a strict order of x and y (olt/ogt for floats too): as
+// strictlyBefore.
+bool valuesOrdered(const ir::Operation* c, const ir::Value* x, const ir::Value* y) {
+  if (!c) return false;
+  const std::string& p = c->symbolAttr("predicate");
+  if (p == "olt" || p == "ogt")
+    return (c->operand(0) == x && c->operand(1) == y) || (c->operand(0) == y && c->operand(1) == x);
+  bool greater = false;
+  return strictlyBefore(c, x, y, greater);
+}
+
+// Triton's argmax and argmin with ties to the lower index
 // (`_argmax_combine_tie_break_left`): with a = (v, i) and b = (v', i'),
 //   take = v > v' or (v == v' and i < i')   (v < v' for argmin)
 //   return (take ? v : v', take ? i : i').
-// take(a, b) and take(b, a) differ wherever a and b do (a strict total
-// order on (v, i)), so both orders pick the same element. Integers only:
-// with NaNs the float form is not (two NaNs each take the left).
-bool selectsByTotalOrder(const ir::Block& b) {
-  if (b.numArguments() != 4) return false;
+// Returns the test i < i' (nullptr where the region is not this).
+const ir::Operation* argSelectionIndexTest(const ir::Block& b) {
+  if (b.numArguments() != 4) return nullptr;
   const ir::Value *v = b.argument(0), *i = b.argument(1), *w = b.argument(2), *j = b.argument(3);
-  if (!v->type().isScalar() || ir::isFloatKind(v->type().scalarKind())) return false;
+  if (!v->type().isScalar()) return nullptr;
   const ir::Operation* ret = b.terminator();
-  if (ret->numOperands() != 2) return false;
+  if (ret->numOperands() != 2) return nullptr;
   const ir::Operation* pickValue = definedAs(ret->operand(0), OpKind::ArithSelect, b);
   const ir::Operation* pickIndex = definedAs(ret->operand(1), OpKind::ArithSelect, b);
-  if (!pickValue || !pickIndex || pickValue->operand(0) != pickIndex->operand(0)) return false;
+  if (!pickValue || !pickIndex || pickValue->operand(0) != pickIndex->operand(0)) return nullptr;
   if (pickValue->operand(1) != v || pickValue->operand(2) != w || pickIndex->operand(1) != i ||
       pickIndex->operand(2) != j)
-    return false;
+    return nullptr;
   const ir::Operation* take = definedAs(pickValue->operand(0), OpKind::ArithOrI, b);
-  if (!take) return false;
+  if (!take) return nullptr;
+  const OpKind compare = ir::isFloatKind(v->type().scalarKind()) ? OpKind::ArithCmpF : OpKind::ArithCmpI;
   for (size_t k : {size_t{0}, size_t{1}}) {
-    bool valueGreater = false, indexGreater = true;
     const ir::Operation* tie = definedAs(take->operand(1 - k), OpKind::ArithAndI, b);
-    if (!strictlyBefore(definedAs(take->operand(k), OpKind::ArithCmpI, b), v, w, valueGreater) || !tie) continue;
+    if (!valuesOrdered(definedAs(take->operand(k), compare, b), v, w) || !tie) continue;
     for (size_t m : {size_t{0}, size_t{1}}) {
-      const ir::Operation* equal = definedAs(tie->operand(m), OpKind::ArithCmpI, b);
-      const bool valuesEqual = equal && equal->symbolAttr("predicate") == "eq" &&
+      const ir::Operation* equal = definedAs(tie->operand(m), compare, b);
+      const std::string eq = compare == OpKind::ArithCmpF ? "oeq" : "eq";
+      const bool valuesEqual = equal && equal->symbolAttr("predicate") == eq &&
                                ((equal->operand(0) == v && equal->operand(1) == w) ||
                                 (equal->operand(0) == w && equal->operand(1) == v));
-      if (valuesEqual && strictlyBefore(definedAs(tie->operand(1 - m), OpKind::ArithCmpI, b), i, j, indexGreater) &&
-          !indexGreater)
-        return true;
+      const ir::Operation* indexTest = definedAs(tie->operand(1 - m), OpKind::ArithCmpI, b);
+      bool indexGreater = true;
+      if (valuesEqual && strictlyBefore(indexTest, i, j, indexGreater) && !indexGreater) return indexTest;
     }
   }
-  return false;
+  return nullptr;
+}
+
+// take(a, b) and take(b, a) of an integer argmax differ wherever a and b do
+// (a strict total order on (v, i)), so both orders pick the same element.
+// Integers only: with NaNs the float form is not (two NaNs each take the left).
+bool selectsByTotalOrder(const ir::Block& b) {
+  return argSelectionIndexTest(b) && !ir::isFloatKind(b.argument(0)->type().scalarKind());
 }
 }  // namespace
 
 std::optional<SimdOp> KernelLowering::recognizeCombiner(const ir::Operation& op) const {
   const ir::Operation* c = singleCombineOp(op);
   return c ? simdOpOf(c->kind()) : std::nullopt;
+}
+
+const ir::Operation* KernelLowering::combinerIndexTest(const ir::Operation& op, size_t& indexOperand) const {
+  indexOperand = 1;
+  return argSelectionIndexTest(combinerBlock(op));
 }
 
 bool KernelLowering::combinerIsCommutative(const ir::Operation& op) const {
@@ -124,13 +146,14 @@ bool KernelLowering::combinerIsCommutative(const ir::Operation& op) const {
   return true;
 }
 
-std::string KernelLowering::combinerFunction(const ir::Operation& op) {
-  auto found = combiners_.find(&op);
+std::string KernelLowering::combinerFunction(const ir::Operation& op, const ir::Operation* alwaysTrue) {
+  auto found = combiners_.find({&op, alwaysTrue});
   if (found != combiners_.end()) return found->second;
   const ir::Block& block = combinerBlock(op);
   size_t n = op.numOperands();
   if (block.numArguments() != 2 * n) op.fail("the combiner region must take " + std::to_string(2 * n) + " arguments");
-  std::string name = newName(op.kind() == OpKind::TtScan ? "scan_combine" : "combine");
+  std::string name = newName(std::string(op.kind() == OpKind::TtScan ? "scan_combine" : "combine") +
+                            (alwaysTrue ? "_in_order" : ""));
   // The region is lowered like scalar code, into the helper's own buffer.
   CodeBuffer saved = std::move(body_);
   body_ = CodeBuffer(1);
@@ -163,7 +186,9 @@ std::string KernelLowering::combinerFunction(const ir::Operation& op) {
   for (const auto& inner : block.ops()) {
     if (inner->kind() == OpKind::TtReduceReturn || inner->kind() == OpKind::TtScanReturn) continue;
     if (inner->numRegions() > 0) unsupported(*inner, "control flow inside a combiner region");
-    if (inner->kind() == OpKind::TtAssert)
+    if (inner.get() == alwaysTrue)
+      defineScalar(inner->result(0), dialect_.boolLiteral(true));
+    else if (inner->kind() == OpKind::TtAssert)
       lowerAssert(*inner);
     else if (inner->kind() == OpKind::TtPrint)
       lowerPrint(*inner);
@@ -194,12 +219,13 @@ std::string KernelLowering::combinerFunction(const ir::Operation& op) {
   fn.blank();
   helpers_.append(fn);
   body_ = std::move(saved);
-  combiners_[&op] = name;
+  combiners_[{&op, alwaysTrue}] = name;
   return name;
 }
 
 std::vector<std::string> KernelLowering::combineStatements(const ir::Operation& op, const std::vector<std::string>& acc,
-                                                           const std::vector<std::string>& other, bool otherFirst) {
+                                                           const std::vector<std::string>& other, bool otherFirst,
+                                                           const ir::Operation* alwaysTrue) {
   const std::vector<std::string>& first = otherFirst ? other : acc;
   const std::vector<std::string>& second = otherFirst ? acc : other;
   if (const ir::Operation* c = singleCombineOp(op)) {
@@ -209,7 +235,7 @@ std::vector<std::string> KernelLowering::combineStatements(const ir::Operation& 
                                             : std::vector<std::string>{first[0], second[0]};
     return {acc[0] + " = " + scalarExpr(*c, args) + ";"};
   }
-  std::string fn = combinerFunction(op);
+  std::string fn = combinerFunction(op, alwaysTrue);
   std::string debug;  // the debug buffer and this thread's place, for a combiner with asserts or prints
   if (debugCombiners_.count(&op))
     debug = std::string(kDebugBufferName) + ", " + programIdArguments() + ", " + threadIndexArgument() + ", ";

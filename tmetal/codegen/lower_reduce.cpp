@@ -51,6 +51,17 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
     groups[target].push_back(r);
   }
   int64_t j = static_cast<int64_t>(groups[0].size());
+  // An argmax (argmin) whose indices rise along the axis, as tl.argmax's
+  // own do: in a thread's fold the accumulated element always has the
+  // lower index, so the region's test of that is true there, and the fold
+  // is a compare and a select a step, as in Triton (the target compiler
+  // cannot see it through the chain of selects).
+  const ir::Operation* indexInOrder = nullptr;
+  size_t indexOperand = 0;
+  if (const ir::Operation* test = j > 1 ? combinerIndexTest(op, indexOperand) : nullptr) {
+    const analysis::AxisInfo& info = axis_.get(op.operand(indexOperand));
+    if (info.rank() > axis && info.contiguity[axis] >= in[0]->shape[axis]) indexInOrder = test;
+  }
   body_.comment("'tt.reduce' along axis " + std::to_string(axis) + " at " + op.loc().userPos().str() + ": " +
                 std::to_string(j) + " register" + (j == 1 ? "" : "s") + " per thread");
   std::vector<std::string> acc;
@@ -90,7 +101,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
         a.push_back(accAt(i, qi));
         o.push_back(*in[i]->at(idx));
       }
-      std::vector<std::string> stmts = combineStatements(op, a, o);
+      std::vector<std::string> stmts = combineStatements(op, a, o, false, indexInOrder);
       std::string head = "for (int k = 1; k < " + std::to_string(j) + "; ++k)";
       if (stmts.size() == 1) {
         body_.line(head + " " + stmts[0]);
@@ -111,7 +122,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
           acs.push_back(accAt(i, qi));
           o.push_back(in[i]->regs[groups[a][b]]);
         }
-        for (const std::string& s : combineStatements(op, acs, o)) body_.line(s);
+        for (const std::string& s : combineStatements(op, acs, o, false, indexInOrder)) body_.line(s);
       }
     }
   }
