@@ -363,9 +363,39 @@ def test_a_transpose_past_the_threadgroup_memory_matches_numpy(codegen_emulator,
     compiled = run_transpose(case)
     source = compiled.asm["msl"]
     source = source.decode() if isinstance(source, bytes) else source
+    # A loaded tile stored transposed, where the layouts leave a conversion:
+    # streamed, each piece loaded just before it is staged and stored just
+    # after it is read back (lower_streamed_store.cpp).
+    for conversion in compiled.metadata.tmetal_abi["layouts"].get("conversions", []):
+        assert conversion.get("streamed") is True, conversion
     if case[:4] == ((128, 128), "float32", "COALESCED", 4):
-        # Pieces by row parity: whole SIMD groups write, every thread reads.
-        assert source.count("// conversion in 2 pieces of 8192 elements by index bit 8:") == 1, source
+        # By the top row bit: every thread loads, writes, reads and stores
+        # whole vectors in each piece.
+        assert source.count("// conversion in 2 pieces of 8192 elements:") == 1, source
+        assert source.count("threadgroup_barrier") == 3, source
+
+
+@triton.jit
+def permute_3d_kernel(x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr):
+    a = tl.arange(0, A)
+    b = tl.arange(0, B)
+    c = tl.arange(0, C)
+    x = tl.load(x_ptr + a[:, None, None] * B * C + b[None, :, None] * C + c[None, None, :])
+    y = tl.permute(x, (2, 0, 1))
+    tl.store(out_ptr + c[:, None, None] * A * B + a[None, :, None] * B + b[None, None, :], y)
+
+
+# Loaded and stored permuted in three dimensions, 128 KB: the store is
+# streamed, its conversion staged across dimensions (the loads all come
+# first there) or in pieces.
+@pytest.mark.parametrize("shape,num_warps", [((32, 32, 32), 4), ((64, 32, 16), 8)], ids=["32x32x32-w4", "64x32x16-w8"])
+def test_a_permuted_3d_store_past_the_threadgroup_memory_matches_numpy(codegen_emulator, shape, num_warps):
+    x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+    out = triton_metal.tensor(np.zeros((shape[2], shape[0], shape[1]), np.float32))
+    compiled = permute_3d_kernel[(1, )](triton_metal.tensor(x), out, *shape, num_warps=num_warps)
+    np.testing.assert_array_equal(np.asarray(out), np.transpose(x, (2, 0, 1)))
+    (conversion, ) = compiled.metadata.tmetal_abi["layouts"]["conversions"]
+    assert conversion.get("streamed") is True, conversion
 
 
 @pytest.mark.parametrize("op", ["join", "split"])

@@ -199,7 +199,13 @@ TEST(CodegenMsl, PiecesOfATransposeAreWrittenInVectors) {
   // each piece's reads. Each writer's vector of four lies within a run: 32
   // vector writes a thread (all in the one piece of its SIMD group, so the
   // code holds them once a piece), no element written alone.
-  const codegen::CompiledKernel k = compileText(kTransposeTooBig);
+  // (The loaded tile also stored as it is: the transposed store is not
+  // streamed, below.)
+  std::string text = kTransposeTooBig;
+  const std::string store = "    tt.store %out_1, %t : tensor<128x128x!tt.ptr<f32>> loc(#loc5)\n";
+  ASSERT_NE(text.find(store), std::string::npos);
+  text.insert(text.find(store) + store.size(), "    tt.store %in_1, %x : tensor<128x128x!tt.ptr<f32>> loc(#loc5)\n");
+  const codegen::CompiledKernel k = compileText(text);
   EXPECT_NE(k.source.find("// conversion in 2 pieces of 8192 elements by index bit 8:"), std::string::npos)
       << k.source;
   EXPECT_EQ(count(k.source, "*reinterpret_cast<threadgroup float4*>(tg_conversion + "), 2 * 32u) << k.source;
@@ -207,6 +213,40 @@ TEST(CodegenMsl, PiecesOfATransposeAreWrittenInVectors) {
   EXPECT_EQ(count(k.source, ">> 8) & 1) == 0) {"), 1u) << k.source;
   EXPECT_EQ(count(k.source, ">> 8) & 1) == 1) {"), 1u) << k.source;
   EXPECT_EQ(count(k.source, "= tg_conversion["), 128u) << k.source;
+}
+
+// A loaded tile stored transposed, twice the threadgroup memory: streamed.
+// Each piece's registers are loaded just before they are staged and stored
+// just after they are read back, so that about a piece of each is live at a
+// time rather than the loaded tile and the converted one. Pieces by the top
+// row bit: every thread loads and writes half its registers a piece, and
+// half of each SIMD group's lanes read and store theirs (a lane condition);
+// by row parity the readers' store vectors would be cut into elements.
+TEST(CodegenMsl, ATransposedStorePastTheThreadgroupMemoryIsStreamed) {
+  const codegen::CompiledKernel k = compileText(kTransposeTooBig);
+  const size_t conversion = k.source.find("// conversion in 2 pieces of 8192 elements: ");
+  ASSERT_NE(conversion, std::string::npos) << k.source;
+  EXPECT_EQ(count(k.source.substr(0, conversion), "x_ptr["), 0u) << k.source;  // nothing loaded before
+  // Between the barriers: piece 0's loads and writes, its reads and stores,
+  // piece 1's loads and writes, its reads and stores.
+  std::vector<std::string> segments;
+  for (size_t at = conversion, next; at != std::string::npos; at = next) {
+    next = k.source.find("threadgroup_barrier", at + 1);
+    segments.push_back(k.source.substr(at, next == std::string::npos ? std::string::npos : next - at));
+  }
+  ASSERT_EQ(segments.size(), 4u) << k.source;
+  auto accesses = [](const std::string& s) {
+    return std::make_tuple(count(s, "float4 vec = *reinterpret_cast<device float4*>(&x_ptr["),
+                           count(s, "*reinterpret_cast<threadgroup float4*>(tg_conversion + "),
+                           count(s, "= tg_conversion["), count(s, "*reinterpret_cast<device float4*>(&out_ptr["));
+  };
+  for (int piece : {0, 1}) {
+    EXPECT_EQ(accesses(segments[2 * piece]), std::make_tuple(16u, 16u, 0u, 0u)) << segments[2 * piece];
+    EXPECT_EQ(accesses(segments[2 * piece + 1]), std::make_tuple(0u, 0u, 128u, 32u)) << segments[2 * piece + 1];
+    EXPECT_NE(segments[2 * piece + 1].find(" >> 13) == " + std::to_string(piece) + ") {"), std::string::npos);
+  }
+  ASSERT_EQ(k.metadata.layouts["conversions"].size(), 1u);
+  EXPECT_EQ(k.metadata.layouts["conversions"][0]["streamed"], true);
 }
 
 TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {

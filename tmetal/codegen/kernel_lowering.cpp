@@ -63,6 +63,7 @@ KernelLowering::KernelLowering(const ir::Function& fn, const CEmitter& dialect, 
   for (const std::string& n : reservedNames()) names_.insert(n);
   for (const std::string& n : dialect_.reservedNames()) names_.insert(n);
   remaindersComparedWithZero_ = remaindersComparedWithZero();
+  planStreamedStores();
 }
 
 // ---- values ------------------------------------------------------------------
@@ -289,6 +290,7 @@ void KernelLowering::convertExtraLayouts(const ir::Value* v) {
   bool homeComputed = layouts_.homeMaterialized(v);
   const std::vector<LayoutPtr>& ls = layouts_.layoutsOf(v);
   for (size_t i = homeComputed ? 1 : 0; i < ls.size(); ++i) {
+    if (i > 0 && streamedValues_.count(v)) continue;  // converted by its store, streamed
     if (layouts_.isRecomputedIn(v, ls[i])) {
       defineTensor(v, recomputeIn(*at, ls[i]));
       continue;

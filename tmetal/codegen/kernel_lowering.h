@@ -179,8 +179,36 @@ class KernelLowering {
 
   // ---- memory (lower_memory.cpp, lower_atomic.cpp) ----------------------------
   void lowerLoad(const ir::Operation& op);
+  // `deferred`: declares the registers only; loadRegisters() fills them
+  // later (a streamed store, below).
   RegisterTensor loadIn(const ir::Operation& op, const layout::LayoutPtr& l, const RegisterTensor& ptr,
-                        const RegisterTensor* mask, const RegisterTensor* other);
+                        const RegisterTensor* mask, const RegisterTensor* other, bool deferred = false);
+  // The loads of `out`'s registers (those `only` accepts, where it is set).
+  void loadRegisters(const ir::Operation& op, const RegisterTensor& out, const RegisterTensor& ptr,
+                     const RegisterTensor* mask, const RegisterTensor* other,
+                     const std::function<bool(int64_t)>& only = {});
+  // The stores of `value`'s registers (those `only` accepts, where it is set).
+  void storeRegisters(const ir::Operation& op, const RegisterTensor& ptr, const RegisterTensor& value,
+                      const RegisterTensor* mask, const std::function<bool(int64_t)>& only = {});
+
+  // ---- streamed stores (lower_streamed_store.cpp) ------------------------------
+  // The stores of a loaded (or transposed) tile converted in pieces, each
+  // piece loaded, staged and stored in turn.
+  void planStreamedStores();
+  void lowerStreamedStore(const ir::Operation& op);
+  // Emits the deferred loads of the registers `which` accepts (all where it
+  // is empty); flushDeferredLoads() where a conversion reads a tile whole.
+  void emitDeferredLoads(const std::function<bool(const std::string&)>& which);
+  void flushDeferredLoads() { emitDeferredLoads({}); }
+  // What a streamed store asks of the staging in pieces of its conversion:
+  // the loads of the registers a piece writes, first; the stores of those it
+  // reads, after. `used`: the staging went in pieces and called them.
+  struct StreamedStaging {
+    std::function<void(const RegisterTensor& written, const std::function<bool(int64_t)>& only)> beforeWrite;
+    std::function<void(const RegisterTensor& read, const std::function<bool(int64_t)>& only)> afterRead;
+    int writeVector = 1, readVector = 1;  // registers a load, a store takes at once
+    bool used = false;
+  };
   // A computed value again in another layout, from its operands there
   // (LayoutAssignment::isRecomputedIn).
   RegisterTensor recomputeIn(const ir::Operation& op, const layout::LayoutPtr& l);
@@ -565,6 +593,17 @@ class KernelLowering {
   // for the partner op to be lowered in that layout.
   std::unordered_map<const ir::Value*, std::vector<RegisterTensor>> sinCosComputed_;
   std::unordered_map<const ir::Value*, std::string> sinCosScalars_;  // the same for scalars
+  // Streamed stores (planStreamedStores), their loads and values; the
+  // registers of deferred loads not yet emitted; the hooks for the staging
+  // of the streamed store being lowered.
+  std::set<const ir::Operation*> streamedStores_, streamedLoads_;
+  std::set<const ir::Value*> streamedValues_;
+  struct DeferredLoad {
+    const ir::Operation* op;
+    int64_t reg;
+  };
+  std::map<std::string, DeferredLoad> deferredLoads_;
+  std::optional<StreamedStaging> streamed_;
   std::unordered_map<const ir::Value*, std::string> scalars_;
   std::set<Builtin> builtins_;
   std::vector<MathFn> mathUsed_;

@@ -169,13 +169,18 @@ std::optional<PieceSplit> splitPieces(const StagingSide& side, const PieceBits& 
 // range of the index). A 128x128 float transpose's readers hold four rows a
 // thread and its writers a row a SIMD group: pieces by row parity keep both
 // sides whole SIMD groups and whole registers, where pieces by the top row
-// bit split the readers' lanes.
+// bit split the readers' lanes. `everyThread` (a streamed store, whose
+// loads and stores go with the pieces): a side split by threads costs one
+// more, since its threads would each load or store their whole part at once
+// in one piece, and sit out the others; one whose vector accesses (of
+// `vectors[side]` registers) the pieces cut, two.
 struct PieceChoice {
   PieceBits bits;
   std::vector<std::optional<PieceSplit>> splits;  // one a side
 };
 
-PieceChoice choosePieceBits(const std::vector<StagingSide>& sides, int indexBits, int count, int lowest) {
+PieceChoice choosePieceBits(const std::vector<StagingSide>& sides, int indexBits, int count, int lowest,
+                            bool everyThread, const std::vector<int>& vectors) {
   PieceChoice best;
   int fewest = -1;
   for (int low = indexBits - count; low >= lowest; --low) {
@@ -183,7 +188,18 @@ PieceChoice choosePieceBits(const std::vector<StagingSide>& sides, int indexBits
     int cost = 0;
     for (const StagingSide& side : sides) {
       choice.splits.push_back(splitPieces(side, choice.bits));
-      cost += !choice.splits.back() ? 2 : choice.splits.back()->divergent ? 1 : 0;
+      const std::optional<PieceSplit>& split = choice.splits.back();
+      cost += !split ? 2 : split->divergent ? 1 : 0;
+      if (everyThread && split && split->threadBits) ++cost;
+      // A vector of the side's loads or stores cut between pieces goes
+      // element by element.
+      const int vector = vectors.empty() ? 1 : vectors[choice.splits.size() - 1];
+      if (split && vector > 1)
+        for (size_t r = 0; r < split->ofRegister.size(); ++r)
+          if (split->ofRegister[r] != split->ofRegister[r - r % vector]) {
+            cost += 2;
+            break;
+          }
     }
     if (fewest < 0 || cost < fewest) fewest = cost, best = std::move(choice);
     if (fewest == 0) break;  // none lower does better
@@ -306,6 +322,7 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   std::vector<RegisterTensor> out;
   if (pieces == 1) {
     // The whole tile at once (or the error that it does not fit).
+    flushDeferredLoads();
     std::string buffer = allocateStaging(op, element, count, purpose);
     barrierBeforeReuse();
     for (const StagedWrite& w : writes) writeStaged(*w.tensor, buffer, w.scale, w.offset);
@@ -329,7 +346,15 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   std::vector<StagingSide> sides;
   for (const StagedWrite& w : writes) sides.emplace_back(w.tensor->map(), w.scale, w.offset);
   for (const StagedRead& r : reads) sides.emplace_back(TensorMap(r.layout, r.shape), r.scale, r.offset);
-  const PieceChoice choice = choosePieceBits(sides, indexBits, indexBits - sizeBits, lowest);
+  // A streamed store's loads before each piece's writes, stores after its reads.
+  StreamedStaging* streamed =
+      streamed_ && !streamed_->used && writes.size() == 1 && reads.size() == 1 ? &*streamed_ : nullptr;
+  const PieceChoice choice =
+      choosePieceBits(sides, indexBits, indexBits - sizeBits, lowest, streamed != nullptr,
+                      streamed ? std::vector<int>{streamed->writeVector, streamed->readVector} : std::vector<int>{});
+  if (streamed && (!choice.splits[0] || !choice.splits[1])) streamed = nullptr;
+  if (streamed) streamed->used = true;
+  else flushDeferredLoads();
   const PieceBits& bits = choice.bits;
   const bool swizzled = swizzle.position && (int64_t{1} << bits.low) % swizzle.rowLength == 0;
   std::string buffer = allocateStaging(op, element, size, purpose);
@@ -375,6 +400,7 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     for (size_t k = 0; k < writes.size(); ++k) {
       const StagedWrite& w = writes[k];
       side(w.tensor->map(), w.scale, w.offset, writeSplit(k), p, [&](const auto& where, const auto& only) {
+        if (streamed) streamed->beforeWrite(*w.tensor, only);
         // In vectors where no element needs a guard and the placement keeps
         // aligned runs whole (a 128x128 float transpose on an H200: 152.8 ->
         // 140.8 us, bench/results/2026-11-28-h200-transpose-vectors).
@@ -403,6 +429,7 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
               return guard + target + " = " + fromStaged(buffer + "[" + place + "]", element) + ";";
             },
             only);
+        if (streamed) streamed->afterRead(out[k], only);
       });
   }
   return out;
@@ -411,6 +438,7 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
 std::string KernelLowering::stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in,
                                                      const std::string& purpose, bool barrierBefore,
                                                      bool barrierAfter, bool vectors) {
+  flushDeferredLoads();
   std::string name = allocateStaging(op, in.element, in.numElements(), purpose);
   if (barrierBefore) barrierBeforeReuse();
   const auto unpadded = [](const std::string& index) { return index; };
@@ -511,6 +539,7 @@ std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::
     out.shape = in.shape;
     return out;
   }
+  flushDeferredLoads();
   std::string buffer = allocateStaging(op, in.element, in.numElements(), "conversion");
   barrierBeforeReuse();
   if (!writeStagedVectors(view, buffer, rowLength, position))
@@ -615,6 +644,7 @@ RegisterTensor KernelLowering::renamedRegisters(const RegisterTensor& in, const 
 RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const RegisterTensor& in, const LayoutPtr& to,
                                              const std::string& hint) {
   if (std::optional<std::vector<int64_t>> from = layout::registerPermutation(in.map(), TensorMap(to, in.shape))) {
+    flushDeferredLoads();
     body_.comment("layout conversion of " + hint + " to " + to->str() + ": each thread's elements renamed");
     return renamedRegisters(in, to, in.shape, *from, newName(hint));
   }
@@ -623,6 +653,7 @@ RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const Regi
   // others where the whole fits.
   if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
   const std::string name = newName(hint);
+  if (in.shape.size() > 2) flushDeferredLoads();
   if (in.shape.size() > 2)
     if (std::optional<RegisterTensor> across = stageAcrossDimensions(op, in, to, in.shape, "conversion", name))
       return *across;

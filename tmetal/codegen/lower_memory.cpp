@@ -110,15 +110,41 @@ int KernelLowering::loadVectorWidth(const ir::Operation& load) const {
 void KernelLowering::lowerLoad(const ir::Operation& op) {
   const RegisterTensor* mask = op.numOperands() > 1 ? &operandTensor(op, 1) : nullptr;
   const RegisterTensor* other = op.numOperands() > 2 ? &operandTensor(op, 2) : nullptr;
-  defineTensor(op.result(0), loadIn(op, layouts_.home(op.result(0)), operandTensor(op, 0), mask, other));
+  const bool deferred = streamedLoads_.count(&op) > 0;  // loaded piece by piece by its store
+  RegisterTensor t = loadIn(op, layouts_.home(op.result(0)), operandTensor(op, 0), mask, other, deferred);
+  if (deferred)
+    for (int64_t r = 0; r < static_cast<int64_t>(t.regs.size()); ++r) deferredLoads_[t.regs[r]] = {&op, r};
+  defineTensor(op.result(0), std::move(t));
 }
 
 RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& l, const RegisterTensor& ptr,
-                                      const RegisterTensor* mask, const RegisterTensor* other) {
+                                      const RegisterTensor* mask, const RegisterTensor* other, bool deferred) {
   const ir::Value* v = op.result(0);
   TensorMap map(l, v->type().shape());
   int64_t n = map.numRegisters();
   const ir::Type& element = v->type().element();
+  std::string name = nameFor(v);
+  RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
+  const ir::Value* maskValue = mask ? op.operand(1) : nullptr;
+  recordAccess(op, "load", map, vectorWidth(op, map, elementBytesOf(element), maskValue), maskValue);
+  if (n == 1 && !deferred) {
+    bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
+    std::string value = isBool ? dereference(ptr.regs[0]) + " != 0" : dereference(ptr.regs[0]);
+    if (mask) value = guardedRead(dialect_, ptr.regs[0], mask->regs[0], other ? other->regs[0] : zeroOf(element), isBool);
+    body_.line(declaration(element, name, 1) + " = " + value + ";");
+    return out;
+  }
+  body_.line(declaration(element, name, n) + ";");
+  if (!deferred) loadRegisters(op, out, ptr, mask, other);
+  return out;
+}
+
+void KernelLowering::loadRegisters(const ir::Operation& op, const RegisterTensor& out, const RegisterTensor& ptr,
+                                   const RegisterTensor* mask, const RegisterTensor* other,
+                                   const std::function<bool(int64_t)>& only) {
+  const TensorMap map = out.map();
+  const int64_t n = map.numRegisters();
+  const ir::Type& element = out.element;
   bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
   std::string zero = zeroOf(element);
   auto read = [&](const std::string& p) { return isBool ? dereference(p) + " != 0" : dereference(p); };
@@ -126,20 +152,18 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   auto readIf = [&](const std::string& p, const std::string& m, const std::string& o) {
     return guardedRead(dialect_, p, m, o, isBool);
   };
-
-  std::string name = nameFor(v);
-  RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
-  const ir::Value* maskValue = mask ? op.operand(1) : nullptr;
-  int width = vectorWidth(op, map, elementBytesOf(element), maskValue);
-  recordAccess(op, "load", map, width, maskValue);
-  if (n == 1) {
-    std::string value = read(ptr.regs[0]);
-    if (mask) value = readIf(ptr.regs[0], mask->regs[0], otherAt(0));
-    body_.line(declaration(element, name, 1) + " = " + value + ";");
-    return out;
-  }
-  body_.line(declaration(element, name, n) + ";");
+  auto readRegister = [&](int64_t r) {
+    if (!mask) return out.regs[r] + " = " + read(ptr.regs[r]) + ";";
+    return out.regs[r] + " = " + readIf(ptr.regs[r], mask->regs[r], otherAt(r)) + ";";
+  };
+  const std::string& name = out.arrayName;
+  int width = vectorWidth(op, map, elementBytesOf(element), mask ? op.operand(1) : nullptr);
   if (width == 1) {
+    if (only) {
+      for (int64_t r = 0; r < n; ++r)
+        if (only(r)) body_.line(readRegister(r));
+      return;
+    }
     forEachRegister(
         n,
         [&](const std::string& idx) -> std::optional<std::string> {
@@ -151,11 +175,8 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
           if (!m || !o) return std::nullopt;
           return name + "[" + idx + "] = " + readIf(*p, *m, *o) + ";";
         },
-        [&](int64_t r) {
-          if (!mask) return out.regs[r] + " = " + read(ptr.regs[r]) + ";";
-          return out.regs[r] + " = " + readIf(ptr.regs[r], mask->regs[r], otherAt(r)) + ";";
-        });
-    return out;
+        readRegister);
+    return;
   }
 
   // Vector accesses: registers [g*width, g*width + width) are consecutive
@@ -185,23 +206,38 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
     if (ownBlock) body_.close();
   };
   bool symbolic = ptr.at("g").has_value() && (!mask || mask->at("g")) && (!other || other->at("g"));
-  if (symbolic && groups > 1) {
+  if (symbolic && groups > 1 && !only) {
     std::string w = std::to_string(width);
     body_.open("for (int g = 0; g < " + std::to_string(groups) + "; ++g)");
     emitGroup([&](const RegisterTensor& t, int k) { return *t.at(w + " * g" + (k ? " + " + std::to_string(k) : "")); },
               false);
     body_.close();
-  } else {
-    for (int64_t g = 0; g < groups; ++g)
-      emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; }, true);
+    return;
   }
-  return out;
+  for (int64_t g = 0; g < groups; ++g) {
+    int taken = 0;
+    for (int k = 0; k < width; ++k) taken += !only || only(g * width + k);
+    if (taken == width)
+      emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; }, true);
+    else  // part of a vector: its elements one by one
+      for (int k = 0; k < width; ++k)
+        if (only(g * width + k)) body_.line(readRegister(g * width + k));
+  }
 }
 
 void KernelLowering::lowerStore(const ir::Operation& op) {
+  if (streamedStores_.count(&op)) return lowerStreamedStore(op);
   const RegisterTensor& ptr = operandTensor(op, 0);
   const RegisterTensor& value = operandTensor(op, 1);
   const RegisterTensor* mask = op.numOperands() > 2 ? &operandTensor(op, 2) : nullptr;
+  const ir::Type& element = op.operand(1)->type().element();
+  recordAccess(op, "store", value.map(), vectorWidth(op, value.map(), elementBytesOf(element), mask ? op.operand(2) : nullptr),
+               mask ? op.operand(2) : nullptr);
+  storeRegisters(op, ptr, value, mask);
+}
+
+void KernelLowering::storeRegisters(const ir::Operation& op, const RegisterTensor& ptr, const RegisterTensor& value,
+                                    const RegisterTensor* mask, const std::function<bool(int64_t)>& only) {
   const ir::Type& element = op.operand(1)->type().element();
   TensorMap map = value.map();
   int64_t n = map.numRegisters();
@@ -214,9 +250,10 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
     const std::string stored = isBool ? dialect_.convert(x, dialect_.scalarType(ScalarKind::I8)) : x;
     return cond.empty() ? dereference(p) + " = " + stored + ";" : dialect_.maskedStore(p, stored, cond, oneOfSeveral);
   };
-  recordAccess(op, "store", map, width, maskValue);
+  auto writeRegister = [&](int64_t r) { return write(ptr.regs[r], value.regs[r], mask ? mask->regs[r] : ""); };
   std::string owner = ownerCondition(map);
   if (n == 1 && width == 1) {
+    if (only && !only(0)) return;
     std::string cond = owner;
     if (mask) cond += (cond.empty() ? "" : " && ") + mask->regs[0];
     body_.line(write(ptr.regs[0], value.regs[0], cond));
@@ -225,15 +262,20 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   // Replicated elements are stored once, by their owner.
   if (!owner.empty()) body_.open("if (" + owner + ")");
   if (width == 1) {
-    forEachRegister(
-        n,
-        [&](const std::string& idx) -> std::optional<std::string> {
-          std::optional<std::string> p = ptr.at(idx), x = value.at(idx);
-          std::optional<std::string> m = mask ? mask->at(idx) : std::optional<std::string>("");
-          if (!p || !x || !m) return std::nullopt;
-          return write(*p, *x, *m);
-        },
-        [&](int64_t r) { return write(ptr.regs[r], value.regs[r], mask ? mask->regs[r] : ""); });
+    if (only) {
+      for (int64_t r = 0; r < n; ++r)
+        if (only(r)) body_.line(writeRegister(r));
+    } else {
+      forEachRegister(
+          n,
+          [&](const std::string& idx) -> std::optional<std::string> {
+            std::optional<std::string> p = ptr.at(idx), x = value.at(idx);
+            std::optional<std::string> m = mask ? mask->at(idx) : std::optional<std::string>("");
+            if (!p || !x || !m) return std::nullopt;
+            return write(*p, *x, *m);
+          },
+          writeRegister);
+    }
   } else {
     VectorSpelling spelling{dialect_, element.scalarKind(), width};
     std::string vt = spelling.type();
@@ -245,7 +287,7 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
       body_.line((mask ? "if (" + reg(*mask, 0) + ") " : "") + vectorStore);
     };
     bool symbolic = ptr.at("g") && value.at("g") && (!mask || mask->at("g"));
-    if (symbolic && groups > 1) {
+    if (symbolic && groups > 1 && !only) {
       std::string w = std::to_string(width);
       body_.open("for (int g = 0; g < " + std::to_string(groups) + "; ++g)");
       emitGroup([&](const RegisterTensor& t, int k) {
@@ -253,8 +295,15 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
       });
       body_.close();
     } else {
-      for (int64_t g = 0; g < groups; ++g)
-        emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; });
+      for (int64_t g = 0; g < groups; ++g) {
+        int taken = 0;
+        for (int k = 0; k < width; ++k) taken += !only || only(g * width + k);
+        if (taken == width)
+          emitGroup([&](const RegisterTensor& t, int k) { return t.regs[g * width + k]; });
+        else  // part of a vector: its elements one by one
+          for (int k = 0; k < width; ++k)
+            if (only(g * width + k)) body_.line(writeRegister(g * width + k));
+      }
     }
   }
   if (!owner.empty()) body_.close();

@@ -1,0 +1,164 @@
+// Streamed stores: a tile loaded, perhaps transposed (tl.trans), and stored
+// in another layout through threadgroup memory in pieces (it is more than
+// the memory holds). Lowered as written, every thread would hold the loaded
+// tile and the converted one across the pieces' barriers: 256 + 256
+// registers a thread for a 256x128 float tile with 4 SIMD groups, which
+// spill. Streamed, each piece's registers are loaded just before they are
+// staged and stored just after they are read back, so about a piece of each
+// is live at a time, as in Triton, whose single staging lets the target
+// compiler interleave the loads with the shared writes and the shared reads
+// with the stores.
+//
+// The plan (before lowering): a tt.store whose value is a tt.load, or the
+// tl.trans of one, used by nothing else, in the same block, with only ops
+// between them that neither write memory nor stage anything themselves (so
+// moving the load later, and the staging from the value's op to the store,
+// changes nothing else); and a conversion to the store's layout that takes
+// more than the threadgroup memory. The load then only declares its
+// registers (deferred), the conversion waits for the store, and the store
+// lowers the conversion with a load before each piece's writes and a store
+// after its reads. Where the conversion does not go in pieces with register
+// and thread parts on both sides (stageThrough), every deferred load is
+// emitted before it reads the tile, and the store follows the conversion as
+// usual.
+#include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/ir/op_traits.h"
+
+namespace tmetal::codegen {
+
+using ir::OpKind;
+using layout::LayoutPtr;
+
+namespace {
+
+// Ops that may come between the streamed load and its store: they write no
+// memory and stage nothing of their own.
+bool movesNothing(const ir::Operation& op) {
+  if (op.numRegions() > 0) return false;
+  switch (op.kind()) {
+    case OpKind::ArithConstant:
+    case OpKind::TtMakeRange:
+    case OpKind::TtSplat:
+    case OpKind::TtBroadcast:
+    case OpKind::TtExpandDims:
+    case OpKind::TtAddPtr:
+    case OpKind::TtGetProgramId:
+    case OpKind::TtGetNumPrograms:
+    case OpKind::LlvmAssume: return true;
+    default: return ir::isElementwise(op.kind());
+  }
+}
+
+}  // namespace
+
+void KernelLowering::planStreamedStores() {
+  std::unordered_map<const ir::Value*, int> uses;
+  ir::walk(*fn_.body(), [&](const ir::Operation* op) {
+    for (const ir::Value* v : op->operands()) ++uses[v];
+  });
+  ir::walk(*fn_.body(), [&](const ir::Operation* store) {
+    if (store->kind() != OpKind::TtStore || !store->operand(1)->type().isTensor()) return;
+    const ir::Value* value = store->operand(1);
+    const ir::Operation* producer = value->definingOp();
+    if (!producer || uses[value] != 1) return;
+    const ir::Operation* load = producer->kind() == OpKind::TtTrans ? producer->operand(0)->definingOp() : producer;
+    if (!load || load->kind() != OpKind::TtLoad || uses[load->result(0)] != 1) return;
+    const ir::Block* block = store->parentBlock();
+    if (load->parentBlock() != block || producer->parentBlock() != block) return;
+    // The value in its home layout and the store's, converted (not
+    // recomputed); the load in its home layout only.
+    const std::vector<LayoutPtr>& layouts = layouts_.layoutsOf(value);
+    const LayoutPtr storeLayout = layouts_.operandLayout(store, 1);
+    if (layouts.size() != 2 || !layout::sameLayout(layouts[1], storeLayout) ||
+        layouts_.isRecomputedIn(value, layouts[1]) || !layouts_.homeMaterialized(value) ||
+        layouts_.isRematerializable(value))
+      return;
+    if (producer != load && layouts_.layoutsOf(load->result(0)).size() != 1) return;
+    // Nothing between the load and the store that writes memory or stages.
+    bool between = false;
+    for (const auto& op : block->ops()) {
+      if (op.get() == load) {
+        between = true;
+        continue;
+      }
+      if (op.get() == store) break;
+      if (!between || op.get() == producer) continue;
+      if (!movesNothing(*op)) return;
+      for (const ir::Value* r : op->results())
+        if (r->type().isTensor() && layouts_.layoutsOf(r).size() > 1 && !layouts_.isRematerializable(r)) return;
+    }
+    // Only a staging in pieces is streamed.
+    const ir::Type& element = value->type().element();
+    if (!element.isScalar() || element.isPointer()) return;
+    int64_t count = 1;
+    for (int64_t d : value->type().shape()) count *= d;
+    if (threadgroupMemory_.canHold(*store, count, elementBytes(element))) return;
+    streamedStores_.insert(store);
+    streamedLoads_.insert(load);
+    streamedValues_.insert(value);
+  });
+}
+
+void KernelLowering::emitDeferredLoads(const std::function<bool(const std::string&)>& which) {
+  // The registers to load now, by load.
+  std::map<const ir::Operation*, std::set<int64_t>> now;
+  for (auto it = deferredLoads_.begin(); it != deferredLoads_.end();) {
+    if (which && !which(it->first)) {
+      ++it;
+      continue;
+    }
+    now[it->second.op].insert(it->second.reg);
+    it = deferredLoads_.erase(it);
+  }
+  for (const auto& [op, taken] : now) {
+    const std::set<int64_t>& regs = taken;
+    const RegisterTensor* mask = op->numOperands() > 1 ? &operandTensor(*op, 1) : nullptr;
+    const RegisterTensor* other = op->numOperands() > 2 ? &operandTensor(*op, 2) : nullptr;
+    loadRegisters(*op, home(op->result(0)), operandTensor(*op, 0), mask, other,
+                  [&](int64_t r) { return regs.count(r) > 0; });
+  }
+}
+
+void KernelLowering::lowerStreamedStore(const ir::Operation& op) {
+  const ir::Value* value = op.operand(1);
+  const RegisterTensor& ptr = operandTensor(op, 0);
+  const RegisterTensor* mask = op.numOperands() > 2 ? &operandTensor(op, 2) : nullptr;
+  const RegisterTensor& source = home(value);
+  const LayoutPtr to = layouts_.operandLayout(&op, 1);
+  const layout::TensorMap storeMap(to, source.shape);
+  const ir::Type& element = value->type().element();
+  const int storeVector = vectorWidth(op, storeMap, elementBytes(element), mask ? op.operand(2) : nullptr);
+  recordAccess(op, "store", storeMap, storeVector, mask ? op.operand(2) : nullptr);
+  const std::string name = source.arrayName.empty() ? source.regs[0] : source.arrayName;
+  decisions_["conversions"].push_back({{"value", name}, {"from", source.layout->str()}, {"to", to->str()},
+                                       {"loc", value->definingOp()->loc().userPos().str()}, {"streamed", true}});
+  StreamedStaging hooks;
+  // The load's registers are the staged tile's (a transposed layout numbers
+  // them alike).
+  const ir::Operation* producer = value->definingOp();
+  hooks.writeVector =
+      loadVectorWidth(producer->kind() == OpKind::TtTrans ? *producer->operand(0)->definingOp() : *producer);
+  hooks.readVector = storeVector;
+  hooks.beforeWrite = [&](const RegisterTensor& written, const std::function<bool(int64_t)>& only) {
+    std::set<std::string> names;
+    for (int64_t r = 0; r < static_cast<int64_t>(written.regs.size()); ++r)
+      if (only(r)) names.insert(written.regs[r]);
+    emitDeferredLoads([&](const std::string& reg) { return names.count(reg) > 0; });
+  };
+  hooks.afterRead = [&](const RegisterTensor& read, const std::function<bool(int64_t)>& only) {
+    RegisterTensor stored = read;
+    stored.layout = to;
+    stored.shape = source.shape;
+    storeRegisters(op, ptr, stored, mask, only);
+  };
+  streamed_ = std::move(hooks);
+  // The staging is the store's: it happens here, and the error for a tile
+  // that does not fit names the store.
+  RegisterTensor converted = convertLayout(op, source, to, name + "_cvt");
+  const bool streamed = streamed_->used;
+  streamed_.reset();
+  emitDeferredLoads({});
+  if (!streamed) storeRegisters(op, ptr, converted, mask);
+}
+
+}  // namespace tmetal::codegen
