@@ -201,11 +201,14 @@ class KernelLowering {
   void emitDeferredLoads(const std::function<bool(const std::string&)>& which);
   void flushDeferredLoads() { emitDeferredLoads({}); }
   // What a streamed store asks of the staging in pieces of its conversion:
-  // the loads of the registers a piece writes, first; the stores of those it
-  // reads, after. `used`: the staging went in pieces and called them.
+  // the loads of the registers a piece writes, first; the store of each
+  // vector it reads, as soon as it is read (so that the target compiler need
+  // not hold a piece's reads). `used`: the staging went in pieces and called
+  // them.
   struct StreamedStaging {
     std::function<void(const RegisterTensor& written, const std::function<bool(int64_t)>& only)> beforeWrite;
-    std::function<void(const RegisterTensor& read, const std::function<bool(int64_t)>& only)> afterRead;
+    // After register r of a piece's reads (those `only` accepts).
+    std::function<void(const RegisterTensor& read, const std::function<bool(int64_t)>& only, int64_t r)> afterRead;
     int writeVector = 1, readVector = 1;  // registers a load, a store takes at once
     bool used = false;
   };
@@ -518,10 +521,12 @@ class KernelLowering {
   RegisterTensor declareStaged(const layout::LayoutPtr& l, const std::vector<int64_t>& shape,
                                const ir::Type& element, const std::string& name);
   // load(index, target) is the statement that sets each register of t (its
-  // array element `target`) from the row-major index of its element.
+  // array element `target`) from the row-major index of its element;
+  // `after(r)`, where set, emits what follows register r's read.
   void readEachStaged(const RegisterTensor& t,
                       const std::function<std::string(const std::string&, const std::string&)>& load,
-                      const std::function<bool(int64_t)>& only = {});
+                      const std::function<bool(int64_t)>& only = {},
+                      const std::function<void(int64_t)>& after = {});
   // Tensors written to a staging buffer and read back: writes at
   // buffer[row-major index * scale + offset] of their own shapes, reads
   // likewise in the readers' layouts.

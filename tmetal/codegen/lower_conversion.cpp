@@ -264,11 +264,20 @@ RegisterTensor KernelLowering::declareStaged(const LayoutPtr& l, const std::vect
 
 void KernelLowering::readEachStaged(const RegisterTensor& t,
                                     const std::function<std::string(const std::string&, const std::string&)>& load,
-                                    const std::function<bool(int64_t)>& only) {
+                                    const std::function<bool(int64_t)>& only,
+                                    const std::function<void(int64_t)>& after) {
   const TensorMap out = t.map();
   const int64_t n = out.numRegisters();
   std::string base = bindBase(linearIndexBase(out), t.arrayName + "_at", n);
   std::vector<IndexTerm> terms = linearIndexTerms(out);
+  if (after) {
+    for (int64_t r = 0; r < n; ++r) {
+      if (only && !only(r)) continue;
+      body_.line(load(offsetExpr(base, linearIndexConstant(out, r)), t.regs[r]));
+      after(r);
+    }
+    return;
+  }
   forEachRegister(
       n,
       [&](const std::string& idx) -> std::optional<std::string> {
@@ -428,8 +437,9 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
               const auto [guard, place] = where(index);
               return guard + target + " = " + fromStaged(buffer + "[" + place + "]", element) + ";";
             },
-            only);
-        if (streamed) streamed->afterRead(out[k], only);
+            only,
+            streamed ? std::function<void(int64_t)>([&](int64_t r) { streamed->afterRead(out[k], only, r); })
+                     : std::function<void(int64_t)>());
       });
   }
   return out;

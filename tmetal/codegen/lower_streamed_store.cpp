@@ -145,11 +145,16 @@ void KernelLowering::lowerStreamedStore(const ir::Operation& op) {
       if (only(r)) names.insert(written.regs[r]);
     emitDeferredLoads([&](const std::string& reg) { return names.count(reg) > 0; });
   };
-  hooks.afterRead = [&](const RegisterTensor& read, const std::function<bool(int64_t)>& only) {
+  // Each store vector as soon as the last of its registers this piece reads is read.
+  hooks.afterRead = [&, vector = int64_t{storeVector}](const RegisterTensor& read,
+                                                        const std::function<bool(int64_t)>& only, int64_t r) {
+    const int64_t first = r - r % vector;
+    for (int64_t later = r + 1; later < first + vector; ++later)
+      if (only(later)) return;
     RegisterTensor stored = read;
     stored.layout = to;
     stored.shape = source.shape;
-    storeRegisters(op, ptr, stored, mask, only);
+    storeRegisters(op, ptr, stored, mask, [&](int64_t s) { return s >= first && s <= r && only(s); });
   };
   streamed_ = std::move(hooks);
   // The staging is the store's: it happens here, and the error for a tile
