@@ -217,8 +217,9 @@ TEST(CodegenMsl, PiecesOfATransposeAreWrittenInVectors) {
 
 // A loaded tile stored transposed, twice the threadgroup memory: streamed.
 // Each piece's registers are loaded just before they are staged, and each
-// vector stored as soon as it is read back, so that about a piece of each
-// is live at a time rather than the loaded tile and the converted one. Pieces by the top
+// vector stored soon after it is read back (four vectors' reads later), so
+// that about a piece of each is live at a time rather than the loaded tile
+// and the converted one. Pieces by the top
 // row bit: every thread loads and writes half its registers a piece, and
 // half of each SIMD group's lanes read and store theirs (a lane condition);
 // by row parity the readers' store vectors would be cut into elements.
@@ -245,14 +246,18 @@ TEST(CodegenMsl, ATransposedStorePastTheThreadgroupMemoryIsStreamed) {
     EXPECT_EQ(accesses(segments[2 * piece + 1]), std::make_tuple(0u, 0u, 128u, 32u)) << segments[2 * piece + 1];
     EXPECT_NE(segments[2 * piece + 1].find(" >> 13) == " + std::to_string(piece) + ") {"), std::string::npos);
   }
-  // Each vector stored as soon as its four registers are read.
-  EXPECT_NE(segments[1].find("x_cvt[3] = tg_conversion[(((x_cvt_at + 384)) ^ (((((x_cvt_at + 384)) >> 9) & 7) << 2)) & "
+  // Each vector stored once it and four more are read (the fifth vector's
+  // last read, then the first store), the last four after the piece's reads.
+  EXPECT_NE(segments[1].find("x_cvt[19] = tg_conversion[(((x_cvt_at + 400)) ^ (((((x_cvt_at + 400)) >> 9) & 7) << 2)) & "
                              "8191];\n"
                              "    *reinterpret_cast<device float4*>(&out_ptr[idx[0]]) = float4(x_cvt[0], x_cvt[1], "
                              "x_cvt[2], x_cvt[3]);\n"
-                             "    x_cvt[4] = "),
+                             "    x_cvt[20] = "),
             std::string::npos)
       << segments[1];
+  const size_t lastRead = segments[1].rfind("= tg_conversion[");
+  // After the last read: the store its vector lets go, then the four left.
+  EXPECT_EQ(count(segments[1].substr(lastRead), "&out_ptr["), 1u + 4u) << segments[1];
   ASSERT_EQ(k.metadata.layouts["conversions"].size(), 1u);
   EXPECT_EQ(k.metadata.layouts["conversions"][0]["streamed"], true);
 }

@@ -207,7 +207,8 @@ class KernelLowering {
   // them.
   struct StreamedStaging {
     std::function<void(const RegisterTensor& written, const std::function<bool(int64_t)>& only)> beforeWrite;
-    // After register r of a piece's reads (those `only` accepts).
+    // After register r of a piece's reads (those `only` accepts); r = -1
+    // after the last.
     std::function<void(const RegisterTensor& read, const std::function<bool(int64_t)>& only, int64_t r)> afterRead;
     int writeVector = 1, readVector = 1;  // registers a load, a store takes at once
     bool used = false;
@@ -522,7 +523,8 @@ class KernelLowering {
                                const ir::Type& element, const std::string& name);
   // load(index, target) is the statement that sets each register of t (its
   // array element `target`) from the row-major index of its element;
-  // `after(r)`, where set, emits what follows register r's read.
+  // `after(r)`, where set, emits what follows register r's read, and
+  // after(-1) what follows the last.
   void readEachStaged(const RegisterTensor& t,
                       const std::function<std::string(const std::string&, const std::string&)>& load,
                       const std::function<bool(int64_t)>& only = {},

@@ -276,6 +276,7 @@ void KernelLowering::readEachStaged(const RegisterTensor& t,
       body_.line(load(offsetExpr(base, linearIndexConstant(out, r)), t.regs[r]));
       after(r);
     }
+    after(-1);
     return;
   }
   forEachRegister(

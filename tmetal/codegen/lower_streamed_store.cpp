@@ -21,6 +21,8 @@
 // and thread parts on both sides (stageThrough), every deferred load is
 // emitted before it reads the tile, and the store follows the conversion as
 // usual.
+#include <deque>
+
 #include "tmetal/codegen/kernel_lowering.h"
 #include "tmetal/ir/op_traits.h"
 
@@ -30,6 +32,9 @@ using ir::OpKind;
 using layout::LayoutPtr;
 
 namespace {
+
+// Store vectors read ahead of the one stored: see lowerStreamedStore.
+constexpr int64_t kStreamedVectorsAhead = 4;
 
 // Ops that may come between the streamed load and its store: they write no
 // memory and stage nothing of their own.
@@ -145,16 +150,30 @@ void KernelLowering::lowerStreamedStore(const ir::Operation& op) {
       if (only(r)) names.insert(written.regs[r]);
     emitDeferredLoads([&](const std::string& reg) { return names.count(reg) > 0; });
   };
-  // Each store vector as soon as the last of its registers this piece reads is read.
+  // Each store vector once the last of its registers this piece reads is
+  // read and kStreamedVectorsAhead more vectors after it (so that the
+  // target compiler has reads in flight without holding the whole piece),
+  // the rest after the piece's last read.
+  std::deque<std::pair<int64_t, int64_t>> pending;  // read vectors not yet stored: first and last register
   hooks.afterRead = [&, vector = int64_t{storeVector}](const RegisterTensor& read,
                                                         const std::function<bool(int64_t)>& only, int64_t r) {
+    auto storeOldest = [&] {
+      const int64_t first = pending.front().first, last = pending.front().second;
+      pending.pop_front();
+      RegisterTensor stored = read;
+      stored.layout = to;
+      stored.shape = source.shape;
+      storeRegisters(op, ptr, stored, mask, [&](int64_t s) { return s >= first && s <= last && only(s); });
+    };
+    if (r < 0) {
+      while (!pending.empty()) storeOldest();
+      return;
+    }
     const int64_t first = r - r % vector;
     for (int64_t later = r + 1; later < first + vector; ++later)
       if (only(later)) return;
-    RegisterTensor stored = read;
-    stored.layout = to;
-    stored.shape = source.shape;
-    storeRegisters(op, ptr, stored, mask, [&](int64_t s) { return s >= first && s <= r && only(s); });
+    pending.emplace_back(first, r);
+    if (static_cast<int64_t>(pending.size()) > kStreamedVectorsAhead) storeOldest();
   };
   streamed_ = std::move(hooks);
   // The staging is the store's: it happens here, and the error for a tile
