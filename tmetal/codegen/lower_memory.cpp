@@ -130,7 +130,8 @@ RegisterTensor KernelLowering::loadIn(const ir::Operation& op, const LayoutPtr& 
   if (n == 1 && !deferred) {
     bool isBool = element.isScalar() && element.scalarKind() == ScalarKind::I1;
     std::string value = isBool ? dereference(ptr.regs[0]) + " != 0" : dereference(ptr.regs[0]);
-    if (mask) value = guardedRead(dialect_, ptr.regs[0], mask->regs[0], other ? other->regs[0] : zeroOf(element), isBool);
+    if (mask)
+      value = guardedRead(dialect_, ptr.regs[0], mask->regs[0], other ? other->regs[0] : zeroOf(element), isBool);
     body_.line(declaration(element, name, 1) + " = " + value + ";");
     return out;
   }
@@ -230,9 +231,9 @@ void KernelLowering::lowerStore(const ir::Operation& op) {
   const RegisterTensor& ptr = operandTensor(op, 0);
   const RegisterTensor& value = operandTensor(op, 1);
   const RegisterTensor* mask = op.numOperands() > 2 ? &operandTensor(op, 2) : nullptr;
-  const ir::Type& element = op.operand(1)->type().element();
-  recordAccess(op, "store", value.map(), vectorWidth(op, value.map(), elementBytesOf(element), mask ? op.operand(2) : nullptr),
-               mask ? op.operand(2) : nullptr);
+  const ir::Value* maskValue = mask ? op.operand(2) : nullptr;
+  const int width = vectorWidth(op, value.map(), elementBytesOf(op.operand(1)->type().element()), maskValue);
+  recordAccess(op, "store", value.map(), width, maskValue);
   storeRegisters(op, ptr, value, mask);
 }
 
