@@ -233,6 +233,23 @@ def test_random_transpose_on_cuda(cuda_driver, case):
     random_shapes.run_transpose(case, **ON_CUDA)
 
 
+# Tiles past the threadgroup memory stored transposed or permuted: the
+# streamed stores (lower_streamed_store.cpp), alone and in a loop.
+@pytest.mark.parametrize("case", random_shapes.LARGE_TRANSPOSE_CASES, ids=random_shapes._transpose_id)
+def test_a_transpose_past_the_threadgroup_memory_on_cuda(cuda_driver, case):
+    random_shapes.run_transpose(case, **ON_CUDA)
+
+
+@pytest.mark.parametrize("case", random_shapes.PERMUTE_3D_CASES, ids=random_shapes._permute_3d_id)
+def test_a_permuted_3d_store_on_cuda(cuda_driver, case):
+    random_shapes.run_permute_3d(case, **ON_CUDA)
+
+
+@pytest.mark.parametrize("case", random_shapes.STREAMED_LOOP_CASES, ids=random_shapes._streamed_loop_id)
+def test_streamed_stores_in_a_loop_on_cuda(cuda_driver, case):
+    random_shapes.run_streamed_loop(case, **ON_CUDA)
+
+
 def test_ops_past_the_threadgroup_memory_limit_reuse_buffers_on_cuda(cuda_driver):
     # Two 64x64 float32 dots: the second one's operands are pointers into the
     # first one's shared memory, written after a barrier (docs/codegen.md,

@@ -388,14 +388,66 @@ def permute_3d_kernel(x_ptr, out_ptr, A: tl.constexpr, B: tl.constexpr, C: tl.co
 # Loaded and stored permuted in three dimensions, 128 KB: the store is
 # streamed, its conversion staged across dimensions (the loads all come
 # first there) or in pieces.
-@pytest.mark.parametrize("shape,num_warps", [((32, 32, 32), 4), ((64, 32, 16), 8)], ids=["32x32x32-w4", "64x32x16-w8"])
-def test_a_permuted_3d_store_past_the_threadgroup_memory_matches_numpy(codegen_emulator, shape, num_warps):
+PERMUTE_3D_CASES = [((32, 32, 32), 4), ((64, 32, 16), 8)]
+
+
+def _permute_3d_id(case):
+    shape, num_warps = case
+    return f"{'x'.join(map(str, shape))}-w{num_warps}"
+
+
+def run_permute_3d(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None):
+    shape, num_warps = case
     x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
-    out = triton_metal.tensor(np.zeros((shape[2], shape[0], shape[1]), np.float32))
-    compiled = permute_3d_kernel[(1, )](triton_metal.tensor(x), out, *shape, num_warps=num_warps)
-    np.testing.assert_array_equal(np.asarray(out), np.transpose(x, (2, 0, 1)))
+    out = to_device(np.zeros((shape[2], shape[0], shape[1]), np.float32))
+    compiled = permute_3d_kernel[(1, )](to_device(x), out, *shape, num_warps=num_warps)
+    synchronize()
+    np.testing.assert_array_equal(to_host(out), np.transpose(x, (2, 0, 1)))
     (conversion, ) = compiled.metadata.tmetal_abi["layouts"]["conversions"]
     assert conversion.get("streamed") is True, conversion
+
+
+@pytest.mark.parametrize("case", PERMUTE_3D_CASES, ids=_permute_3d_id)
+def test_a_permuted_3d_store_past_the_threadgroup_memory_matches_numpy(codegen_emulator, case):
+    run_permute_3d(case)
+
+
+@triton.jit
+def transpose_tiles_in_a_loop_kernel(x_ptr, out_ptr, T, A: tl.constexpr, B: tl.constexpr):
+    a = tl.arange(0, A)
+    b = tl.arange(0, B)
+    for t in range(T):
+        x = tl.load(x_ptr + t * A * B + a[:, None] * B + b[None, :], mask=a[:, None] < A - t, other=-1.0)
+        tl.store(out_ptr + t * A * B + b[:, None] * A + a[None, :], tl.trans(x))
+
+
+# Streamed stores in a loop's body, each trip's tile (its last rows masked to
+# the other value) loaded piece by piece after the last trip's stores.
+STREAMED_LOOP_CASES = [(3, (128, 128), 4), (2, (256, 64), 8), (5, (64, 256), 2)]
+
+
+def _streamed_loop_id(case):
+    trips, shape, num_warps = case
+    return f"{trips}x{'x'.join(map(str, shape))}-w{num_warps}"
+
+
+def run_streamed_loop(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None):
+    trips, (a, b), num_warps = case
+    x = np.random.default_rng(trips).standard_normal((trips, a, b)).astype(np.float32)
+    out = to_device(np.zeros((trips, b, a), np.float32))
+    compiled = transpose_tiles_in_a_loop_kernel[(1, )](to_device(x), out, trips, A=a, B=b, num_warps=num_warps)
+    synchronize()
+    expected = x.copy()
+    for t in range(trips):
+        expected[t, a - t:, :] = -1.0
+    np.testing.assert_array_equal(to_host(out), np.transpose(expected, (0, 2, 1)))
+    (conversion, ) = compiled.metadata.tmetal_abi["layouts"]["conversions"]
+    assert conversion.get("streamed") is True, conversion
+
+
+@pytest.mark.parametrize("case", STREAMED_LOOP_CASES, ids=_streamed_loop_id)
+def test_streamed_stores_in_a_loop_match_numpy(codegen_emulator, case):
+    run_streamed_loop(case)
 
 
 @pytest.mark.parametrize("op", ["join", "split"])
