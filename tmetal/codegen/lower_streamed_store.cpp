@@ -4,10 +4,10 @@
 // tile and the converted one across the pieces' barriers: 256 + 256
 // registers a thread for a 256x128 float tile with 4 SIMD groups, which
 // spill. Streamed, each piece's registers are loaded just before they are
-// staged and stored just after they are read back, so about a piece of each
-// is live at a time, as in Triton, whose single staging lets the target
-// compiler interleave the loads with the shared writes and the shared reads
-// with the stores.
+// staged, and each store vector is stored a few vectors' reads after it is
+// read back, so about a piece of each is live at a time, as in Triton, whose
+// single staging lets the target compiler interleave the loads with the
+// shared writes and the shared reads with the stores.
 //
 // The plan (before lowering): a tt.store whose value is a tt.load, or the
 // tl.trans of one, used by nothing else, in the same block, with only ops
@@ -16,8 +16,8 @@
 // changes nothing else); and a conversion to the store's layout that takes
 // more than the threadgroup memory. The load then only declares its
 // registers (deferred), the conversion waits for the store, and the store
-// lowers the conversion with a load before each piece's writes and a store
-// after its reads. Where the conversion does not go in pieces with register
+// lowers the conversion with loads before each piece's writes and stores
+// among its reads. Where the conversion does not go in pieces with register
 // and thread parts on both sides (stageThrough), every deferred load is
 // emitted before it reads the tile, and the store follows the conversion as
 // usual.
