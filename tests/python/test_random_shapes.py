@@ -396,15 +396,22 @@ def _permute_3d_id(case):
     return f"{'x'.join(map(str, shape))}-w{num_warps}"
 
 
+def _run_streamed_store(kernel, x, expected, args, constexprs, num_warps, to_device, to_host, synchronize):
+    """Runs `kernel` (one program) on x into a zeroed output shaped like
+    `expected`, checks it exactly and that its one conversion was streamed."""
+    out = to_device(np.zeros(expected.shape, expected.dtype))
+    compiled = kernel[(1, )](to_device(x), out, *args, **constexprs, num_warps=num_warps)
+    synchronize()
+    np.testing.assert_array_equal(to_host(out), expected)
+    (conversion, ) = compiled.metadata.tmetal_abi["layouts"]["conversions"]
+    assert conversion.get("streamed") is True, conversion
+
+
 def run_permute_3d(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None):
     shape, num_warps = case
     x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
-    out = to_device(np.zeros((shape[2], shape[0], shape[1]), np.float32))
-    compiled = permute_3d_kernel[(1, )](to_device(x), out, *shape, num_warps=num_warps)
-    synchronize()
-    np.testing.assert_array_equal(to_host(out), np.transpose(x, (2, 0, 1)))
-    (conversion, ) = compiled.metadata.tmetal_abi["layouts"]["conversions"]
-    assert conversion.get("streamed") is True, conversion
+    _run_streamed_store(permute_3d_kernel, x, np.transpose(x, (2, 0, 1)), shape, {}, num_warps, to_device, to_host,
+                        synchronize)
 
 
 @pytest.mark.parametrize("case", PERMUTE_3D_CASES, ids=_permute_3d_id)
@@ -434,15 +441,13 @@ def _streamed_loop_id(case):
 def run_streamed_loop(case, to_device=triton_metal.tensor, to_host=np.asarray, synchronize=lambda: None):
     trips, (a, b), num_warps = case
     x = np.random.default_rng(trips).standard_normal((trips, a, b)).astype(np.float32)
-    out = to_device(np.zeros((trips, b, a), np.float32))
-    compiled = transpose_tiles_in_a_loop_kernel[(1, )](to_device(x), out, trips, A=a, B=b, num_warps=num_warps)
-    synchronize()
-    expected = x.copy()
+    seen = x.copy()
     for t in range(trips):
-        expected[t, a - t:, :] = -1.0
-    np.testing.assert_array_equal(to_host(out), np.transpose(expected, (0, 2, 1)))
-    (conversion, ) = compiled.metadata.tmetal_abi["layouts"]["conversions"]
-    assert conversion.get("streamed") is True, conversion
+        seen[t, a - t:, :] = -1.0
+    _run_streamed_store(transpose_tiles_in_a_loop_kernel, x, np.transpose(seen, (0, 2, 1)), (trips, ), {
+        "A": a,
+        "B": b
+    }, num_warps, to_device, to_host, synchronize)
 
 
 @pytest.mark.parametrize("case", STREAMED_LOOP_CASES, ids=_streamed_loop_id)
