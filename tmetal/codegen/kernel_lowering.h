@@ -196,10 +196,8 @@ class KernelLowering {
   // piece loaded, staged and stored in turn.
   void planStreamedStores();
   void lowerStreamedStore(const ir::Operation& op);
-  // Emits the deferred loads of the registers `which` accepts (all where it
-  // is empty); flushDeferredLoads() where a conversion reads a tile whole.
+  // Emits the deferred loads of the registers (by name) `which` accepts.
   void emitDeferredLoads(const std::function<bool(const std::string&)>& which);
-  void flushDeferredLoads() { emitDeferredLoads({}); }
   // What a streamed store asks of the staging in pieces of its conversion:
   // the loads of the registers a piece writes, first; the store of each
   // vector it reads, as soon as it is read (so that the target compiler need
@@ -257,10 +255,10 @@ class KernelLowering {
   // The helper function computing the combiner region; returns its name.
   // `alwaysTrue`, an op of the region, is taken as true (combinerIndexTest).
   std::string combinerFunction(const ir::Operation& op, const ir::Operation* alwaysTrue = nullptr);
-  // For an argmax or argmin with ties to the lower index (float values too),
-  // the region's test that the first side's index is the lower; with the
-  // position of the index among the operands.
-  const ir::Operation* combinerIndexTest(const ir::Operation& op, size_t& indexOperand) const;
+  // For an argmax or argmin with ties to the lower index (float values too;
+  // the index is the second operand), the region's test that the first
+  // side's index is the lower.
+  const ir::Operation* combinerIndexTest(const ir::Operation& op) const;
   // simd_* operation the region amounts to, if any (one operand, one op).
   std::optional<SimdOp> recognizeCombiner(const ir::Operation& op) const;
   // Whether the order of the two sides cannot matter: the region combines

@@ -124,8 +124,7 @@ std::optional<SimdOp> KernelLowering::recognizeCombiner(const ir::Operation& op)
   return c ? simdOpOf(c->kind()) : std::nullopt;
 }
 
-const ir::Operation* KernelLowering::combinerIndexTest(const ir::Operation& op, size_t& indexOperand) const {
-  indexOperand = 1;
+const ir::Operation* KernelLowering::combinerIndexTest(const ir::Operation& op) const {
   return argSelectionIndexTest(combinerBlock(op));
 }
 

@@ -332,7 +332,6 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
   std::vector<RegisterTensor> out;
   if (pieces == 1) {
     // The whole tile at once (or the error that it does not fit).
-    flushDeferredLoads();
     std::string buffer = allocateStaging(op, element, count, purpose);
     barrierBeforeReuse();
     for (const StagedWrite& w : writes) writeStaged(*w.tensor, buffer, w.scale, w.offset);
@@ -364,7 +363,6 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
                       streamed ? std::vector<int>{streamed->writeVector, streamed->readVector} : std::vector<int>{});
   if (streamed && (!choice.splits[0] || !choice.splits[1])) streamed = nullptr;
   if (streamed) streamed->used = true;
-  else flushDeferredLoads();
   const PieceBits& bits = choice.bits;
   const bool swizzled = swizzle.position && (int64_t{1} << bits.low) % swizzle.rowLength == 0;
   std::string buffer = allocateStaging(op, element, size, purpose);
@@ -449,7 +447,6 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
 std::string KernelLowering::stageInThreadgroupMemory(const ir::Operation& op, const RegisterTensor& in,
                                                      const std::string& purpose, bool barrierBefore,
                                                      bool barrierAfter, bool vectors) {
-  flushDeferredLoads();
   std::string name = allocateStaging(op, in.element, in.numElements(), purpose);
   if (barrierBefore) barrierBeforeReuse();
   const auto unpadded = [](const std::string& index) { return index; };
@@ -550,7 +547,6 @@ std::optional<RegisterTensor> KernelLowering::convertAcrossDimensions(const ir::
     out.shape = in.shape;
     return out;
   }
-  flushDeferredLoads();
   std::string buffer = allocateStaging(op, in.element, in.numElements(), "conversion");
   barrierBeforeReuse();
   if (!writeStagedVectors(view, buffer, rowLength, position))
@@ -655,7 +651,6 @@ RegisterTensor KernelLowering::renamedRegisters(const RegisterTensor& in, const 
 RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const RegisterTensor& in, const LayoutPtr& to,
                                              const std::string& hint) {
   if (std::optional<std::vector<int64_t>> from = layout::registerPermutation(in.map(), TensorMap(to, in.shape))) {
-    flushDeferredLoads();
     body_.comment("layout conversion of " + hint + " to " + to->str() + ": each thread's elements renamed");
     return renamedRegisters(in, to, in.shape, *from, newName(hint));
   }
@@ -664,7 +659,6 @@ RegisterTensor KernelLowering::convertLayout(const ir::Operation& op, const Regi
   // others where the whole fits.
   if (std::optional<RegisterTensor> across = convertAcrossDimensions(op, in, to, hint)) return *across;
   const std::string name = newName(hint);
-  if (in.shape.size() > 2) flushDeferredLoads();
   if (in.shape.size() > 2)
     if (std::optional<RegisterTensor> across = stageAcrossDimensions(op, in, to, in.shape, "conversion", name))
       return *across;

@@ -193,7 +193,8 @@ void KernelLowering::lowerScalarOp(const ir::Operation& op) {
     const std::string& sine = isSin ? name : other;
     const std::string& cosine = isSin ? other : name;
     body_.line(typeOf(v->type()) + " " + cosine + ";");
-    body_.line(typeOf(v->type()) + " " + sine + " = " + dialect_.sinCos(scalarOf(op.operand(0)), cosine, options_.fastMath) + ";");
+    body_.line(typeOf(v->type()) + " " + sine + " = " +
+               dialect_.sinCos(scalarOf(op.operand(0)), cosine, options_.fastMath) + ";");
     sinCosScalars_[partner->result(0)] = other;
     defineScalar(v, name);
     return;

@@ -57,9 +57,8 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
   // is a compare and a select a step, as in Triton (the target compiler
   // cannot see it through the chain of selects).
   const ir::Operation* indexInOrder = nullptr;
-  size_t indexOperand = 0;
-  if (const ir::Operation* test = j > 1 ? combinerIndexTest(op, indexOperand) : nullptr) {
-    const analysis::AxisInfo& info = axis_.get(op.operand(indexOperand));
+  if (const ir::Operation* test = j > 1 ? combinerIndexTest(op) : nullptr) {
+    const analysis::AxisInfo& info = axis_.get(op.operand(1));
     if (info.rank() > axis && info.contiguity[axis] >= in[0]->shape[axis]) indexInOrder = test;
   }
   body_.comment("'tt.reduce' along axis " + std::to_string(axis) + " at " + op.loc().userPos().str() + ": " +

@@ -18,9 +18,8 @@
 // registers (deferred), the conversion waits for the store, and the store
 // lowers the conversion with loads before each piece's writes and stores
 // among its reads. Where the conversion does not go in pieces with register
-// and thread parts on both sides (stageThrough), every deferred load is
-// emitted before it reads the tile, and the store follows the conversion as
-// usual.
+// and thread parts on both sides (stageThrough), the loads are emitted
+// before it, and the store follows it as usual.
 #include <deque>
 
 #include "tmetal/codegen/kernel_lowering.h"
@@ -78,7 +77,15 @@ void KernelLowering::planStreamedStores() {
         layouts_.isRecomputedIn(value, layouts[1]) || !layouts_.homeMaterialized(value) ||
         layouts_.isRematerializable(value))
       return;
-    if (producer != load && layouts_.layoutsOf(load->result(0)).size() != 1) return;
+    if (producer != load) {
+      // The transpose only renames the loaded registers (lowerTrans): a
+      // staging of its own would read them before they are loaded.
+      const ir::Attribute* order = producer->attr("order");
+      if (!order || layouts_.layoutsOf(load->result(0)).size() != 1) return;
+      LayoutPtr permuted = layout::permuteLayout(layouts_.home(load->result(0)),
+                                                 std::vector<int>(order->ints().begin(), order->ints().end()));
+      if (!permuted || !layout::sameLayout(permuted, layouts[0])) return;
+    }
     // Nothing between the load and the store that writes memory or stages.
     bool between = false;
     for (const auto& op : block->ops()) {
@@ -141,8 +148,8 @@ void KernelLowering::lowerStreamedStore(const ir::Operation& op) {
   // The load's registers are the staged tile's (a transposed layout numbers
   // them alike).
   const ir::Operation* producer = value->definingOp();
-  hooks.writeVector =
-      loadVectorWidth(producer->kind() == OpKind::TtTrans ? *producer->operand(0)->definingOp() : *producer);
+  const ir::Operation* load = producer->kind() == OpKind::TtTrans ? producer->operand(0)->definingOp() : producer;
+  hooks.writeVector = loadVectorWidth(*load);
   hooks.readVector = storeVector;
   hooks.beforeWrite = [&](const RegisterTensor& written, const std::function<bool(int64_t)>& only) {
     std::set<std::string> names;
@@ -177,11 +184,19 @@ void KernelLowering::lowerStreamedStore(const ir::Operation& op) {
   };
   streamed_ = std::move(hooks);
   // The staging is the store's: it happens here, and the error for a tile
-  // that does not fit names the store.
+  // that does not fit names the store. Lowered aside: where it did not go in
+  // pieces with the hooks (a renaming, a staging of higher rank, of the whole
+  // tile, or pieces that do not split), it read the tile whole, so the loads
+  // come first, and the store after it.
+  CodeBuffer outer = std::move(body_);
+  body_ = CodeBuffer();
   RegisterTensor converted = convertLayout(op, source, to, name + "_cvt");
   const bool streamed = streamed_->used;
   streamed_.reset();
-  emitDeferredLoads({});
+  CodeBuffer conversion = std::move(body_);
+  body_ = std::move(outer);
+  emitDeferredLoads([&](const std::string& reg) { return deferredLoads_.at(reg).op == load; });
+  body_.append(conversion);
   if (!streamed) storeRegisters(op, ptr, converted, mask);
 }
 
