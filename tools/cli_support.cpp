@@ -30,8 +30,8 @@ void CodegenFlags::addTo(CLI::App* command) {
       ->capture_default_str()
       ->check(CLI::Range(1, 32));
   command->add_option("--num-stages", numStages,
-                      "Triton's software-pipelining depth: 1 keeps every loop plain; more, a loop with a tt.dot "
-                      "loads one trip ahead")
+                      "Triton's software-pipelining depth: 1 keeps every loop plain; S > 1, a loop with a tt.dot "
+                      "loads S - 1 trips ahead (at most 2)")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
   command->add_option("--hardware", hardware,
@@ -55,7 +55,7 @@ codegen::CompileOptions CodegenFlags::toCompileOptions() const {
   options.numWarps = numWarps;
   options.hardware = hw::selectHardware(hardware).profile;
   options.fastMath = fastMath;
-  options.pipelineLoops = numStages > 1;
+  options.numStages = numStages;
   options.minThreadgroupsPerCore = minThreadgroupsPerCore;
   return options;
 }

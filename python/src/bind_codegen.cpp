@@ -40,7 +40,7 @@ struct CompileRequest {
   std::string hardware;
   bool fastMath = false;
   std::string target = "metal";
-  bool pipelineLoops = true;
+  int numStages = 3;
 };
 
 std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
@@ -67,7 +67,7 @@ std::pair<std::string, std::string> compileTtir(const CompileRequest& request) {
   options.numWarps = request.numWarps;
   options.hardware = hw::selectHardware(request.hardware).profile;
   options.fastMath = request.fastMath;
-  options.pipelineLoops = request.pipelineLoops;
+  options.numStages = request.numStages;
   codegen::CompiledKernel compiled = codegen::compileKernel(*module, options);
   return {compiled.source, compiled.metadata.toJson().dump()};
 #else
@@ -109,21 +109,21 @@ void bindCodegen(nb::module_& m) {
   m.def(
       "compile_ttir",
       [](std::string text, std::string filename, int numWarps, std::string layout, std::string hardware,
-         bool fastMath, std::string target, bool pipelineLoops) {
+         bool fastMath, std::string target, int numStages) {
         CompileRequest request{std::move(text),     std::move(filename), numWarps,     std::move(layout),
-                               std::move(hardware), fastMath,            std::move(target), pipelineLoops};
+                               std::move(hardware), fastMath,            std::move(target), numStages};
         nb::gil_scoped_release release;
         return compileTtir(request);
       },
       nb::arg("text"), nb::arg("filename") = "<ttir>", nb::kw_only(), nb::arg("num_warps") = 4,
       nb::arg("layout") = "COALESCED", nb::arg("hardware") = "", nb::arg("fast_math") = false,
-      nb::arg("target") = "metal", nb::arg("pipeline_loops") = true,
+      nb::arg("target") = "metal", nb::arg("num_stages") = 3,
       "Compiles TTIR text (as Triton 3.6 prints it) to Metal Shading Language, or with target='cuda' to the CUDA "
       "dialect's CUDA C++ (same passes, layouts and lowering; docs/cuda.md). Returns (source, "
       "metadata_json); the metadata follows tmetal/codegen/kernel_abi.h. `layout` is a MemoryLayout policy name, "
-      "`hardware` a hardware profile id ('' selects as `tmetal hardware` does); `pipeline_loops=False` (Triton's "
-      "num_stages=1) keeps loops with a tt.dot from loading a trip ahead. Raises triton_metal.CompileError "
-      "naming the user's file:line.");
+      "`hardware` a hardware profile id ('' selects as `tmetal hardware` does); `num_stages` is Triton's "
+      "pipelining depth: loops with a tt.dot load num_stages - 1 trips ahead (at most 2; 1 keeps them "
+      "plain). Raises triton_metal.CompileError naming the user's file:line.");
   m.def(
       "libdevice_functions",
       []() {

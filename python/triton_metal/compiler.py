@@ -136,7 +136,7 @@ class MetalOptions:
 
     num_warps: int = 4  # SIMD groups per threadgroup; threadgroup = num_warps * 32 threads
     num_ctas: int = 1  # CUDA thread-block clusters: must be 1
-    num_stages: int = 3  # software pipelining: 1 keeps loops plain; more, loops with a tl.dot load one trip ahead
+    num_stages: int = 3  # software pipelining: loops with a tl.dot load num_stages - 1 trips ahead (at most 2)
     warp_size: int = SIMD_WIDTH
     hardware: str = ""  # hardware profile id; "" = the target's
     layout: str = "COALESCED"  # MemoryLayout policy (default: $TRITON_METAL_LAYOUT, else COALESCED)
@@ -343,8 +343,8 @@ class MetalBackend(BaseBackend):
         kernel = mod.get_entry_func_name()
         ttir_name = f"{kernel}.ttir"
         extra = {} if target == "metal" else {"target": target}  # a core without target= still emits MSL
-        if options.num_stages == 1:
-            extra["pipeline_loops"] = False
+        if options.num_stages != 3:
+            extra["num_stages"] = options.num_stages
         try:
             source, abi_json = core().compile_ttir(text, ttir_name, num_warps=options.num_warps,
                                                    layout=options.layout, hardware=options.hardware,
@@ -355,7 +355,7 @@ class MetalBackend(BaseBackend):
             if extra:
                 wanted = ", ".join(f"{name}=" for name in extra)
                 raise errors.UnavailableError(f"this build of triton_metal._core predates compile_ttir's {wanted} "
-                                              f"(the CUDA target, num_stages=1): rebuild it ({error})") from None
+                                              f"(the CUDA target, num_stages): rebuild it ({error})") from None
             raise
         abi = json.loads(abi_json)
         metadata["name"] = abi["kernel"]

@@ -708,6 +708,25 @@ def matmul_k_loop_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, str
 
 
 @triton.jit
+def matmul_chased_k_kernel(a_ptr, b_ptr, c_ptr, jumps_ptr, K_TILES, BLOCK: tl.constexpr):
+    # A's K tiles in the order a table gives: each trip loads the step to
+    # the next tile (a pointer chase), so the trip after next's addresses
+    # need this trip's load.
+    rm = tl.arange(0, BLOCK)
+    rk = tl.arange(0, BLOCK)
+    a_ptrs = a_ptr + rm[:, None] * (K_TILES * BLOCK) + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * BLOCK + rm[None, :]
+    jump_ptrs = jumps_ptr + rm[:, None] * 0 + rk[None, :] * 0
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(0, K_TILES):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += tl.load(jump_ptrs) * BLOCK
+        b_ptrs += BLOCK * BLOCK
+        jump_ptrs += 1
+    tl.store(c_ptr + rm[:, None] * BLOCK + rk[None, :], acc)
+
+
+@triton.jit
 def matmul_column_blocks_kernel(a_ptr, b_ptr, c_ptr, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                                 BLOCK_K: tl.constexpr):
     # One program walks C's column blocks, a K loop in each: the K loop runs
@@ -911,22 +930,43 @@ def check_matmul_k_loop(device: Device):
     # loop converts nothing through threadgroup memory (which they would
     # overflow); the accumulator stays in the dot's SIMD-group matrices
     # through the loop, whose elements are its registers after it (no staging
-    # of C: A's and B's is the only buffer). The loop loads a trip ahead,
-    # unless `tl.range(..., num_stages=1)` or the launch's num_stages=1 asks
-    # for no pipelining.
+    # of C: A's and B's is the only buffer). The loop's two loads issue two
+    # trips ahead (Triton's default num_stages=3), one with num_stages=2
+    # (the loop's `tl.range(..., num_stages=2)` or the launch's), none with
+    # num_stages=1; 0-5 trips.
     rng = np.random.default_rng(9)
-    M, N, K = 128, 128, 256
-    a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
-    for stages, launch, loops in ((None, {}, [2]), (1, {}, []), (None, {"num_stages": 1}, [])):
-        c = device.put(np.zeros((M, N), np.float32))
-        compiled = matmul_k_loop_kernel[(4, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c,
-                                               M, N, K, K, N, N, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64, STAGES=stages,
-                                               **launch)
-        device.synchronize()
-        np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
-        layouts = compiled.metadata.tmetal_abi["layouts"]
-        assert [b["purpose"].split(" ")[0] for b in layouts["threadgroup_buffers"]] == ["dot_ab"], layouts
-        assert [loop["loads_ahead"] for loop in layouts.get("prefetching_loops", [])] == loops, (stages, launch)
+    M, N = 128, 128
+    for K in (256, 0, 64, 128, 192, 320):
+        a, b = rng.integers(-3, 4, (M, K)), rng.integers(-3, 4, (K, N))
+        for stages, launch, trips in ((None, {}, [2]), (2, {}, [1]), (None, {"num_stages": 2}, [1]), (1, {}, []),
+                                      (None, {"num_stages": 1}, [])):
+            if K != 256 and trips != [2]:
+                continue
+            c = device.put(np.full((M, N), 7, np.float32))
+            compiled = matmul_k_loop_kernel[(4, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)),
+                                                   c, M, N, K, K, N, N, BLOCK_M=64, BLOCK_N=64, BLOCK_K=64,
+                                                   STAGES=stages, **launch)
+            device.synchronize()
+            np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
+            layouts = compiled.metadata.tmetal_abi["layouts"]
+            assert [b["purpose"].split(" ")[0] for b in layouts["threadgroup_buffers"]] == ["dot_ab"], layouts
+            loops = layouts.get("prefetching_loops", [])
+            assert [(loop["loads_ahead"], loop["trips_ahead"]) for loop in loops] == [(2, t) for t in trips], \
+                (stages, launch)
+    # A pointer chase: the step to A's next tile is loaded, so the loop loads
+    # one trip ahead, not two.
+    block, tiles = 16, 5
+    a, b = rng.integers(-3, 4, (block, tiles * block)), rng.integers(-3, 4, (tiles * block, block))
+    order = [0, 3, 1, 4, 2]
+    jumps = np.array([order[k + 1] - order[k] for k in range(tiles - 1)] + [0], np.int32)
+    c = device.put(np.zeros((block, block), np.float32))
+    compiled = matmul_chased_k_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)), c,
+                                             device.put(jumps), tiles, BLOCK=block)
+    device.synchronize()
+    expected = sum(a[:, t * block:(t + 1) * block] @ b[k * block:(k + 1) * block] for k, t in enumerate(order))
+    np.testing.assert_array_equal(device.get(c), expected.astype(np.float32))
+    loops = compiled.metadata.tmetal_abi["layouts"].get("prefetching_loops", [])
+    assert [(loop["loads_ahead"], loop["trips_ahead"]) for loop in loops] == [(3, 1)], loops
 
 
 # ---- tl.histogram ----------------------------------------------------------------------

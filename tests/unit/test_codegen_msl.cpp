@@ -496,6 +496,25 @@ TEST(CodegenMsl, VectorAddUsesVectorAccessesAndTheKernelAbi) {
   EXPECT_EQ(k.metadata.layouts["tensors"][0]["layout"], "blocked{spt=[4], lanes=[32], simds=[2], order=[0]}");
 }
 
+// Four halves under one mask travel as two 32-bit words, the other values
+// set first and the load over them: as a half4, NVIDIA's compiler merged the
+// loaded halves into `vec` one permute each, right where the load issued.
+TEST(CodegenMsl, MaskedVectorsOfHalvesTravelInWords) {
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+    const bool metal = options.target == "metal";
+    const std::string source = compileCase("rmsnorm_fwd_f16", options).source;
+    EXPECT_EQ(count(source, "half4 vec"), 0u) << source;
+    const std::string load = metal ? "if (mask_10[0]) vec = *reinterpret_cast<device int2*>(&x_ptr[offsets_14[0]]);"
+                                   : "int2 vec = int2{";
+    EXPECT_EQ(count(source, load), 1u + !metal) << source;  // CUDA: x's and the weight's
+    const std::string element = metal ? "x_17[3] = as_type<half2>(vec.y).y;"
+                                      : "x_17[3] = tmetal_bitcast<tmetal_half2>(vec.y).y;";
+    EXPECT_EQ(count(source, element), 1u) << source;
+  }
+}
+
 TEST(CodegenMsl, SoftmaxReducesWithSimdFunctionsAndOneBarrierEach) {
   codegen::CompiledKernel k = compileCase("softmax_rows");
   EXPECT_EQ(count(k.source, "simd_max("), 1u);
@@ -924,18 +943,25 @@ TEST(CodegenDot, Bfloat16DotsRunOnSimdGroupMatricesOnBothTargets) {
   }
 }
 
-// A K loop's loads issue a trip early: the next trip's, guarded by there
-// being one, once this trip's operands are staged (after the dot's barrier)
-// and before its multiplies.
-TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
+// A K loop's loads issue two trips early (Triton's default num_stages=3):
+// before the loop the first two trips', and in each trip, once its operands
+// are staged (after the dot's barrier) and before its multiplies, the trip
+// after next's, guarded by there being one, after the next trip's waiting
+// registers take the ones loaded a trip before. num_stages=2 loads one trip
+// ahead.
+TEST(CodegenDot, LoopsWithADotLoadTwoTripsAheadBeforeTheDot) {
   codegen::CompileOptions cuda;
   cuda.target = "cuda";
-  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+  codegen::CompileOptions twoStages;
+  twoStages.numStages = 2;
+  for (const auto& options : {codegen::CompileOptions{}, cuda, twoStages}) {
     const bool metal = options.target == "metal";
+    const int trips = options.numStages - 1;
     const codegen::CompiledKernel kernel = compileCase("matmul_f16_f32acc", options);
     const nlohmann::json& loops = kernel.metadata.layouts["prefetching_loops"];
     ASSERT_EQ(loops.size(), 1u) << kernel.metadata.layouts.dump();
     EXPECT_EQ(loops[0]["loads_ahead"], 2);  // A and B
+    EXPECT_EQ(loops[0]["trips_ahead"], trips);
     const std::string& source = kernel.source;
     const std::string load = metal ? " ? *" : "tmetal_load_if(";
     const std::string barrier = metal ? "threadgroup_barrier(" : "__syncthreads()";
@@ -949,9 +975,19 @@ TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
     EXPECT_EQ(count(trip, load), 2u) << trip;
     EXPECT_EQ(count(trip, "if (k0_next < t0)"), 1u) << trip;
     EXPECT_GT(trip.find("if (k0_next < t0)"), staged - loop) << trip;
-    const size_t prologue = source.find("the loads of each trip issue in the trip before");
+    EXPECT_EQ(count(trip, "if (k0_after < t0)"), trips == 2 ? 1u : 0u) << trip;
+    // The next trip's registers (A's 8 halves, B's 4) take the waiting ones
+    // before the trip after next loads into those.
+    const size_t moved = trip.find("for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];");
+    EXPECT_EQ(moved != std::string::npos, trips == 2) << trip;
+    if (trips == 2) EXPECT_LT(moved, trip.find(load)) << trip;
+    const size_t prologue = source.find(trips == 2 ? "the loads of each trip issue two trips before"
+                                                   : "the loads of each trip issue in the trip before");
     ASSERT_LT(prologue, loop);
-    EXPECT_EQ(count(source.substr(prologue, loop - prologue), load), 2u);  // the first trip's
+    // The first trip's, and the second's where there is one.
+    const std::string before = source.substr(prologue, loop - prologue);
+    EXPECT_EQ(count(before, load), 2u * trips) << before;
+    EXPECT_EQ(count(before, "if (k0_second < t0)"), trips == 2 ? 1u : 0u) << before;
   }
   const std::string ttir = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.nodebug.ttir");
   // A store in the body may write what a later trip loads: no loads move.
@@ -960,18 +996,22 @@ TEST(CodegenDot, LoopsWithADotLoadTheNextTripBeforeTheDot) {
   ASSERT_NE(stores.find(dot), std::string::npos);
   stores.insert(stores.find(dot), "      tt.store %arg10, %53 : tensor<32x32x!tt.ptr<f16>>\n");
   EXPECT_FALSE(compileText(stores).metadata.layouts.contains("prefetching_loops"));
-  // tl.range(..., num_stages=1) asks for no pipelining.
-  std::string oneStage = ttir;
+  // tl.range(..., num_stages=S) sets the loop's: 1 asks for no pipelining,
+  // 2 for one trip ahead whatever the kernel's.
   const std::string loopEnd = "      scf.yield %63, %66, %62 : tensor<32x32x!tt.ptr<f16>>, tensor<32x16x!tt.ptr<f16>>, "
                               "tensor<32x16xf32>\n    }";
-  ASSERT_NE(oneStage.find(loopEnd), std::string::npos);
+  ASSERT_NE(ttir.find(loopEnd), std::string::npos);
+  std::string twoStageLoop = ttir;
+  twoStageLoop.insert(twoStageLoop.find(loopEnd) + loopEnd.size(), " {tt.num_stages = 2 : i32}");
+  EXPECT_EQ(compileText(twoStageLoop).metadata.layouts["prefetching_loops"].at(0)["trips_ahead"], 1);
+  std::string oneStage = ttir;
   oneStage.insert(oneStage.find(loopEnd) + loopEnd.size(), " {tt.num_stages = 1 : i32}");
   const codegen::CompiledKernel one = compileText(oneStage);
   EXPECT_FALSE(one.metadata.layouts.contains("prefetching_loops")) << one.source;
   EXPECT_EQ(one.metadata.layouts["dots"].at(0)["strategy"], "simdgroup_matrix");
   // So does a kernel compiled with num_stages=1.
   codegen::CompileOptions plain;
-  plain.pipelineLoops = false;
+  plain.numStages = 1;
   EXPECT_FALSE(compileText(ttir, plain).metadata.layouts.contains("prefetching_loops"));
   EXPECT_TRUE(compileText(ttir).metadata.layouts.contains("prefetching_loops"));
 }
@@ -1015,7 +1055,7 @@ TEST(CodegenDot, LoopDotsAlternateBetweenTwoStagings) {
   ones.replace(ones.find(zeros), zeros.size(), "%cst = arith.constant dense<1.000000e+00> : tensor<32x16xf32>");
   const std::string source = compileText(ones).source;
   const size_t setC = source.find("tmetal_matrix_from_registers(dot_c_tiles[");
-  const size_t loop = source.find("the loads of each trip issue in the trip before");  // the prologue of the loop
+  const size_t loop = source.find("the loads of each trip issue");  // the prologue of the loop
   ASSERT_LT(setC, loop) << source;
   EXPECT_EQ(count(source.substr(setC, loop - setC), "threadgroup_barrier("), 0u) << source;
   EXPECT_EQ(count(source, "simdgroup_load(dot_c_tiles["), 0u) << source;
@@ -1029,9 +1069,10 @@ TEST(CodegenDot, AlignedRunsOfStagedOperandsAreWrittenAsVectors) {
   cuda.target = "cuda";
   for (const auto& options : {codegen::CompileOptions{}, cuda}) {
     const bool metal = options.target == "metal";
-    // dot_ab: this trip's half of the loop's two stagings.
-    const std::string vectorStore = metal ? "*reinterpret_cast<threadgroup half4*>(dot_ab + "
-                                          : "*reinterpret_cast<tmetal_half4*>(dot_ab + ";
+    // dot_ab: this trip's half of the loop's two stagings; four halves
+    // travel as two 32-bit words.
+    const std::string vectorStore = metal ? "*reinterpret_cast<threadgroup int2*>(dot_ab + "
+                                          : "*reinterpret_cast<int2*>(dot_ab + ";
     // A's runs along K, and B's (its threads hold runs along K: staged as
     // its transpose, [n][k]).
     const std::string blockPointers = compileCase("matmul_block_ptr_f16", options).source;

@@ -280,7 +280,7 @@ TEST_F(RunCommand, UnknownDeviceAndBadGrid) {
 }
 
 // `tmetal compile --num-stages 1` compiles every loop plain, as Triton's
-// num_stages=1; the default loads a dot loop's next trip ahead.
+// num_stages=1; the default loads a dot loop's next two trips ahead.
 TEST_F(RunCommand, NumStagesOneKeepsDotLoopsPlain) {
   const std::string matmul = std::string(TMETAL_SOURCE_DIR) + "/tests/ttir/matmul_f16_f32acc.ttir";
   for (const std::string& stages : {"", " --num-stages 1"}) {

@@ -181,7 +181,7 @@ CompiledKernel compileKernel(const ir::Module& module, const CompileOptions& opt
   const CEmitter& dialect = *dialectOwner;
   LoweringOptions lowering;
   lowering.fastMath = options.fastMath;
-  lowering.pipelineLoops = options.pipelineLoops;
+  lowering.numStages = options.numStages;
   lowering.threadgroupMemoryLimit = threadgroupMemoryLimit;
   lowering.hardwareName = profile.name;
   LoweredKernel lowered = KernelLowering(fn, dialect, layouts, axis, lowering).run();

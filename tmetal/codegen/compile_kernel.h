@@ -33,9 +33,10 @@ struct CompileOptions {
   // no such hint (the Apple compiler always chooses), so the metal target
   // checks it and otherwise ignores it.
   std::optional<int> minThreadgroupsPerCore;
-  // Loops with a tt.dot load a trip ahead (docs/codegen.md, "Loads one trip
-  // ahead"); false, as Triton's num_stages = 1, keeps every loop plain.
-  bool pipelineLoops = true;
+  // Triton's software-pipelining depth: loops with a tt.dot load
+  // numStages - 1 trips ahead, at most two (docs/codegen.md, "Loads ahead");
+  // 1 keeps every loop plain. A loop's own tt.num_stages takes precedence.
+  int numStages = 3;
 };
 
 struct CompiledKernel {

@@ -37,7 +37,7 @@ std::vector<int64_t> sliceOffset(std::vector<int64_t> offset, int dim, int slice
 
 struct LoweringOptions {
   bool fastMath = false;
-  bool pipelineLoops = true;  // CompileOptions::pipelineLoops
+  int numStages = 3;  // CompileOptions::numStages
   int64_t threadgroupMemoryLimit = 32768;
   std::string hardwareName = "Apple GPUs";
 };
@@ -384,9 +384,15 @@ class KernelLowering {
   // Whether v is computed in one layout only, so that lowering its op again
   // converts nothing (or is recomputed where it is used).
   bool hasOneLayout(const ir::Value* v) const;
-  // A loop with a tt.dot whose next trip's loads issue before this trip's
-  // dot (lower_control_flow.cpp, "Loads one trip ahead"); null otherwise.
+  // Triton's num_stages for the loop: its tt.num_stages, else the kernel's.
+  int pipelineStages(const ir::Operation& loop) const;
+  // A loop with a tt.dot whose next trips' loads issue before this trip's
+  // dot (lower_control_flow.cpp, "Loads ahead"); null otherwise.
   std::optional<LoadsFirstPlan> prefetchPlan(const ir::Operation& loop) const;
+  // How many trips ahead such a loop loads (1 or 2), and the ops of its
+  // loads part that need no loaded value (what advances the addresses).
+  int prefetchTrips(const ir::Operation& loop, const LoadsFirstPlan& plan,
+                    std::vector<const ir::Operation*>* addressing) const;
   // Emits the next trip's loads of the prefetching loop whose body is
   // `block`, if they wait: a dot directly in that body calls it once its
   // operands are staged.
@@ -396,10 +402,12 @@ class KernelLowering {
   struct WaitingLoad {
     RegisterTensor plain;
     std::string words;
+    int64_t wordCount = 0;
     int perWord = 1;
   };
   WaitingLoad declareWaitingLoad(const ir::Operation& load);
   void storeWaitingLoad(const WaitingLoad& w, const RegisterTensor& t);
+  void moveWaitingLoad(const WaitingLoad& to, const WaitingLoad& from);
   RegisterTensor readWaitingLoad(const WaitingLoad& w, const ir::Value* v);  // declares v's registers
   void emitPrefetchingLoop(const ir::Operation& loop, const LoadsFirstPlan& plan, const std::string& ivName,
                            const std::vector<RegisterTensor>& tensors, const std::vector<std::string>& scalars,

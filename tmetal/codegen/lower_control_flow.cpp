@@ -329,25 +329,30 @@ void KernelLowering::emitLoadsFirstTail(const ir::Operation& loop, const LoadsFi
   scalars_ = savedScalars;
 }
 
-// Loads one trip ahead. A trip of a loop with a tt.dot stages A and B in
+// Loads ahead. A trip of a loop with a tt.dot stages A and B in
 // threadgroup memory between barriers, and no compiler moves the next
 // trip's loads above a barrier: each trip waited for its loads from device
-// memory with nothing else to do. So the loads are issued a trip early,
-// into registers the loop carries: before the loop those of the first
-// trip, and in each trip those of the next (where there is one), which the
-// dot issues once it has staged this trip's operands. The loads part is the
-// same as above and holds only ops that compute registers in one layout; a
-// loaded value read in another layout is converted where the rest of the
-// trip begins. Moving a load earlier must not
-// let it miss a write, so the rest of the body may not store, update
-// atomically, assert, print or call. A loop annotated `tt.num_stages = 1`
-// (`tl.range(..., num_stages=1)`), or a kernel compiled with num_stages=1
-// (CompileOptions::pipelineLoops), asks for no pipelining and gets none.
-std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::prefetchPlan(const ir::Operation& loop) const {
-  if (!options_.pipelineLoops) return std::nullopt;
+// memory with nothing else to do. So the loads are issued early, into
+// registers the loop carries: before the loop those of the first trip, and
+// in each trip those of the next (where there is one), which the dot issues
+// once it has staged this trip's operands. The loads part is the same as
+// above and holds only ops that compute registers in one layout; a loaded
+// value read in another layout is converted where the rest of the trip
+// begins. Moving a load earlier must not let it miss a write, so the rest
+// of the body may not store, update atomically, assert, print or call.
+// Triton's num_stages S (the loop's `tt.num_stages`, from
+// `tl.range(..., num_stages=S)`, else the kernel's) asks for S - 1 trips in
+// flight: 1 keeps the loop plain; 3, the default, loads two trips ahead
+// (prefetchTrips).
+int KernelLowering::pipelineStages(const ir::Operation& loop) const {
   if (const ir::Attribute* stages = loop.attr("tt.num_stages");
-      stages && stages->kind() == ir::Attribute::Kind::Int && stages->asInt() <= 1)
-    return std::nullopt;
+      stages && stages->kind() == ir::Attribute::Kind::Int)
+    return static_cast<int>(stages->asInt());
+  return options_.numStages;
+}
+
+std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::prefetchPlan(const ir::Operation& loop) const {
+  if (pipelineStages(loop) <= 1) return std::nullopt;
   const ir::Block& body = *loop.region(0)->block(0);
   bool hasDot = false;
   for (const auto& op : body.ops()) hasDot |= op->kind() == ir::OpKind::TtDot;
@@ -398,6 +403,43 @@ std::optional<KernelLowering::LoadsFirstPlan> KernelLowering::prefetchPlan(const
   return plan;
 }
 
+// Two trips ahead (num_stages 3, Triton's default). Loading only the next
+// trip, each trip still waits for loads issued half a trip before (after
+// the staging), and a loop of few trips waits for each trip's loads in
+// turn. Two trips ahead, the first two trips' loads issue together before
+// the loop, and each later trip's a whole trip before it stages them: the
+// loop carries a second set of registers, moved into the first where the
+// trip after next issues (by then the loads it holds have had a trip to
+// arrive). That trip's addresses come from the loads part run once more
+// without its loads (what advances the carried pointers), so they may not
+// depend on a loaded value (a pointer chase): such a loop loads one trip
+// ahead.
+int KernelLowering::prefetchTrips(const ir::Operation& loop, const LoadsFirstPlan& plan,
+                                  std::vector<const ir::Operation*>* addressing) const {
+  constexpr int kMostTripsAhead = 2;
+  const int trips = std::min(pipelineStages(loop) - 1, kMostTripsAhead);
+  if (trips < 2) return trips;
+  // The ops of the loads part that compute what it yields for the carried
+  // values it reads.
+  const ir::Block& body = *loop.region(0)->block(0);
+  const ir::Operation& yield = *body.terminator();
+  const std::set<const ir::Operation*> part(plan.loads.begin(), plan.loads.end());
+  std::set<const ir::Operation*> needed;
+  std::vector<const ir::Value*> work;
+  for (size_t i = 1; i < body.numArguments(); ++i)
+    if (plan.argumentsRead.count(body.argument(i))) work.push_back(yield.operand(i - 1));
+  while (!work.empty()) {
+    const ir::Operation* op = work.back()->definingOp();
+    work.pop_back();
+    if (!op || !part.count(op) || !needed.insert(op).second) continue;
+    if (op->kind() == ir::OpKind::TtLoad) return 1;  // a pointer chase
+    for (const ir::Value* v : op->operands()) work.push_back(v);
+  }
+  for (const ir::Operation* op : plan.loads)
+    if (needed.count(op)) addressing->push_back(op);
+  return trips;
+}
+
 void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsFirstPlan& plan,
                                          const std::string& ivName, const std::vector<RegisterTensor>& tensors,
                                          const std::vector<std::string>& scalars,
@@ -411,29 +453,69 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
   std::vector<const ir::Operation*> loads;
   for (const ir::Operation* op : plan.loads)
     if (op->kind() == ir::OpKind::TtLoad) loads.push_back(op);
-  body_.comment("the loads of each trip issue in the trip before, into these registers");
-  decisions_["prefetching_loops"].push_back({{"op", loop.loc().userPos().str()}, {"loads_ahead", loads.size()}});
+  std::vector<const ir::Operation*> addressing;
+  const int trips = prefetchTrips(loop, plan, &addressing);
+  body_.comment(trips == 1 ? "the loads of each trip issue in the trip before, into these registers"
+                           : "the loads of each trip issue two trips before, into these registers");
+  decisions_["prefetching_loops"].push_back(
+      {{"op", loop.loc().userPos().str()}, {"loads_ahead", loads.size()}, {"trips_ahead", trips}});
   // A value from vector loads waits for its trip in 32-bit words of two
   // 16-bit or four 8-bit elements, as the loads deliver them: ptxas gives a
   // 16-bit value kept in a variable a register of its own (the 2048^3 f16
   // matmul took 150 registers a thread so, 118 in words). Element loads
   // stay elements: packing them waits for their data right after they
-  // issue (matmul_f16_f32acc: 6.3 us packed, H100).
-  std::vector<WaitingLoad> ahead;
+  // issue (matmul_f16_f32acc: 6.3 us packed, H100). `ahead` holds the next
+  // trip's loads, `further` (two trips ahead) the trip after next's.
+  std::vector<WaitingLoad> ahead, further;
   for (const ir::Operation* load : loads) ahead.push_back(declareWaitingLoad(*load));
+  if (trips == 2)
+    for (const ir::Operation* load : loads) further.push_back(declareWaitingLoad(*load));
   // The loads part as it is, once more (the metadata describes it once: in
   // the trip's copy that loads).
-  auto loadAhead = [&]() {
+  auto loadInto = [&](const std::vector<WaitingLoad>& into) {
     for (const ir::Operation* op : plan.loads)
       op->kind() == ir::OpKind::TtLoad ? lowerLoad(*op) : lowerOp(*op);
-    for (size_t i = 0; i < loads.size(); ++i) storeWaitingLoad(ahead[i], home(loads[i]->result(0)));
+    for (size_t i = 0; i < loads.size(); ++i) storeWaitingLoad(into[i], home(loads[i]->result(0)));
+  };
+  // What the loads part just lowered yields for the carried values it
+  // reads: their values in the trip after.
+  using Yielded = std::pair<std::vector<std::pair<const ir::Value*, RegisterTensor>>,
+                            std::vector<std::pair<const ir::Value*, std::string>>>;
+  auto yielded = [&]() {
+    Yielded next;
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!plan.argumentsRead.count(slots[i])) continue;
+      if (slots[i]->type().isTensor())
+        next.first.emplace_back(slots[i], tensorIn(yield.operand(i), layouts_.home(slots[i])));
+      else
+        next.second.emplace_back(slots[i], scalarOf(yield.operand(i)));
+    }
+    return next;
+  };
+  auto bind = [&](const Yielded& values) {
+    for (const auto& [arg, t] : values.first) tensors_[arg] = {t};
+    for (const auto& [arg, s] : values.second) scalars_[arg] = s;
   };
   const auto outside = std::make_pair(tensors_, scalars_);
   const nlohmann::json decided = decisions_;
   body_.open("if (" + lower + " < " + upper + ")");
   defineScalar(iv, lower);
   for (size_t i = 0; i < slots.size(); ++i) defineCarried(slots[i], tensors[i], scalars[i]);
-  loadAhead();
+  // Each copy of the loads part computes its values anew: it starts from
+  // the values before it, with the carried ones bound to its trip's.
+  const auto entry = std::make_pair(tensors_, scalars_);
+  loadInto(ahead);
+  if (trips == 2) {
+    const Yielded second = yielded();
+    const std::string ivSecond = newName(ivName + "_second");
+    body_.line(ivType + " " + ivSecond + " = " + lower + " + " + parenthesized(step) + ";");
+    body_.open("if (" + ivSecond + " < " + upper + ")");
+    std::tie(tensors_, scalars_) = entry;
+    bind(second);
+    defineScalar(iv, ivSecond);
+    loadInto(further);
+    body_.close();
+  }
   body_.close();
   std::tie(tensors_, scalars_) = outside;
   decisions_ = decided;
@@ -445,7 +527,7 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
   for (size_t i = 0; i < slots.size(); ++i) defineCarried(slots[i], tensors[i], scalars[i]);
   for (const ir::Value* s : slots) convertExtraLayouts(s);
   const auto atTop = std::make_pair(tensors_, scalars_);
-  // This trip's part: its loads are what the trip before loaded.
+  // This trip's part: its loads are what the trips before loaded.
   const nlohmann::json beforeTrip = decisions_;
   size_t waiting = 0;  // loads keeps plan.loads' order
   for (const ir::Operation* op : plan.loads) {
@@ -455,33 +537,37 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
       lowerOp(*op);
   }
   decisions_ = beforeTrip;
-  std::vector<std::pair<const ir::Value*, RegisterTensor>> nextTensors;
-  std::vector<std::pair<const ir::Value*, std::string>> nextScalars;
-  for (size_t i = 0; i < slots.size(); ++i) {
-    if (!plan.argumentsRead.count(slots[i])) continue;
-    const ir::Value* next = yield.operand(i);
-    if (slots[i]->type().isTensor())
-      nextTensors.emplace_back(slots[i], tensorIn(next, layouts_.home(slots[i])));
-    else
-      nextScalars.emplace_back(slots[i], scalarOf(next));
-  }
+  const Yielded next = yielded();
   const std::string ivNext = newName(ivName + "_next");
   body_.line(ivType + " " + ivNext + " = " + ivName + " + " + parenthesized(step) + ";");
-  // The next trip's part, from what this trip yields: issued by the dot once
+  // The next trips' part, from what this trip yields: issued by the dot once
   // this trip's operands are in threadgroup memory, so that their registers
   // and the next trip's are not live at once (lower_dot*.cpp).
   auto previous = std::move(loadsAhead_);
   // The dot calling it holds references into tensors_: the trip's values
   // move aside (their nodes, and so those references, stay valid) and back.
-  loadsAhead_ = {&body, [&, ivNext, atTop, nextTensors, nextScalars]() {
+  loadsAhead_ = {&body, [&, ivNext, atTop, next]() {
                    auto tripTensors = std::move(tensors_);
                    auto tripScalars = std::move(scalars_);
                    body_.open("if (" + ivNext + " < " + upper + ")");
                    std::tie(tensors_, scalars_) = atTop;
+                   bind(next);
                    defineScalar(iv, ivNext);
-                   for (const auto& [arg, t] : nextTensors) tensors_[arg] = {t};
-                   for (const auto& [arg, s] : nextScalars) scalars_[arg] = s;
-                   loadAhead();
+                   if (trips == 1) {
+                     loadInto(ahead);
+                   } else {
+                     for (size_t i = 0; i < loads.size(); ++i) moveWaitingLoad(ahead[i], further[i]);
+                     const std::string ivAfter = newName(ivName + "_after");
+                     body_.line(ivType + " " + ivAfter + " = " + ivNext + " + " + parenthesized(step) + ";");
+                     body_.open("if (" + ivAfter + " < " + upper + ")");
+                     for (const ir::Operation* op : addressing) lowerOp(*op);
+                     const Yielded after = yielded();
+                     std::tie(tensors_, scalars_) = atTop;
+                     bind(after);
+                     defineScalar(iv, ivAfter);
+                     loadInto(further);
+                     body_.close();
+                   }
                    body_.close();
                    tensors_ = std::move(tripTensors);
                    scalars_ = std::move(tripScalars);
@@ -509,10 +595,17 @@ KernelLowering::WaitingLoad KernelLowering::declareWaitingLoad(const ir::Operati
     w.plain = declareCarried(v, layouts_.home(v));
     return w;
   }
-  w.words = nameFor(v) + "_words";
+  w.words = newName(nameFor(v) + "_words");
+  w.wordCount = count / w.perWord;
   // An array even of one word (declaration() would spell a scalar).
-  body_.line(typeOf(ir::Type::i32()) + " " + w.words + "[" + std::to_string(count / w.perWord) + "];");
+  body_.line(typeOf(ir::Type::i32()) + " " + w.words + "[" + std::to_string(w.wordCount) + "];");
   return w;
+}
+
+void KernelLowering::moveWaitingLoad(const WaitingLoad& to, const WaitingLoad& from) {
+  if (to.perWord == 1) return copyRegisters(to.plain, from.plain);
+  body_.line("for (int w = 0; w < " + std::to_string(to.wordCount) + "; ++w) " + to.words + "[w] = " + from.words +
+             "[w];");
 }
 
 void KernelLowering::storeWaitingLoad(const WaitingLoad& w, const RegisterTensor& t) {

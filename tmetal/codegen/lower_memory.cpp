@@ -15,28 +15,39 @@ using layout::TensorMap;
 
 namespace {
 
-// How a vector access of `width` elements is spelled. MSL vectors have at
-// most four components, so 16-byte accesses of 16- and 8-bit types travel as
-// int2/int4 whose components are reinterpreted as half2, char4, ...
+// How a vector access of `width` elements is spelled. Vectors of 16- and
+// 8-bit elements that fill whole 32-bit words travel as int, int2 or int4
+// whose components are reinterpreted as half2, char4, ...: MSL vectors have
+// at most four components, and a masked load of a half4 or char4 (`vec =
+// other; if (mask) vec = load`) became on NVIDIA a byte permute per element
+// merging the load into `vec`, which waits for the load where it issues (a
+// load meant to stay in flight, as in a loop that loads ahead, did not).
 struct VectorSpelling {
   const CEmitter& dialect;
   ScalarKind kind;
   int width;
 
-  int perCarrierComponent() const { return width <= 4 ? 1 : 4 / std::max(1, ir::scalarBits(kind) / 8); }
+  bool inWords() const {
+    const int bits = ir::scalarBits(kind);
+    return (bits == 16 || bits == 8) && width * bits % 32 == 0;
+  }
+  int perCarrierComponent() const { return inWords() ? 32 / ir::scalarBits(kind) : 1; }
+  int carrierComponents() const { return width / perCarrierComponent(); }
   std::string type() const {
-    if (width <= 4) return dialect.vectorType(kind, width);
-    return dialect.vectorType(ScalarKind::I32, width / perCarrierComponent());
+    if (!inWords()) return dialect.vectorType(kind, width);
+    if (carrierComponents() == 1) return dialect.scalarType(ScalarKind::I32);
+    return dialect.vectorType(ScalarKind::I32, carrierComponents());
   }
   std::string packType() const { return dialect.vectorType(kind, perCarrierComponent()); }
   std::string element(const std::string& vec, int j) const {
-    if (width <= 4) return dialect.vectorElement(vec, j);
+    if (!inWords()) return dialect.vectorElement(vec, j);
     int per = perCarrierComponent();
-    return dialect.vectorElement(dialect.bitcast(dialect.vectorElement(vec, j / per), packType()), j % per);
+    const std::string word = carrierComponents() == 1 ? vec : dialect.vectorElement(vec, j / per);
+    return dialect.vectorElement(dialect.bitcast(word, packType()), j % per);
   }
   // The carrier's components for `parts` (one per element).
   std::vector<std::string> components(const std::vector<std::string>& parts) const {
-    if (width <= 4) return parts;
+    if (!inWords()) return parts;
     int per = perCarrierComponent();
     std::vector<std::string> out;
     for (int c = 0; c < width / per; ++c) {

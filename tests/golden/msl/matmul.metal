@@ -3,9 +3,11 @@
 // Math: metal::precise; compile with fast math off.
 // Layouts of the computed tensors:
 //   blocked{spt=[1,1], lanes=[1,32], simds=[4,1], order=[1,0]}:
-//     a_ptrs_30 tensor<32x32x!tt.ptr<f16>>, a_40_1 tensor<32x32xf16>, a_ptrs_49_1 tensor<32x32x!tt.ptr<f16>>
+//     a_ptrs_30 tensor<32x32x!tt.ptr<f16>>, a_40_3 tensor<32x32xf16>, a_ptrs_49_2 tensor<32x32x!tt.ptr<f16>>, 
+//     a_ptrs_49_3 tensor<32x32x!tt.ptr<f16>>
 //   blocked{spt=[1,1], lanes=[2,16], simds=[4,1], order=[1,0]}:
-//     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_47_1 tensor<32x16xf16>, b_ptrs_52_1 tensor<32x16x!tt.ptr<f16>>
+//     b_ptrs_31 tensor<32x16x!tt.ptr<f16>>, b_47_3 tensor<32x16xf16>, b_ptrs_52_2 tensor<32x16x!tt.ptr<f16>>, 
+//     b_ptrs_52_3 tensor<32x16x!tt.ptr<f16>>
 //   blocked{spt=[1,2], lanes=[8,4], simds=[2,2], order=[1,0]}:
 //     t3 tensor<32x16xf32>
 
@@ -99,9 +101,11 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   for (int t1 = 0; t1 < 2; ++t1) {
     dot_c_tiles[t1] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
   }
-  // the loads of each trip issue in the trip before, into these registers
+  // the loads of each trip issue two trips before, into these registers
   half a_40[8];
   half b_47[4];
+  half a_40_0[8];
+  half b_47_0[4];
   if (0 < t0) {
     int k_remaining = 0 * 32;
     int k_remaining_33 = K - k_remaining;
@@ -110,77 +114,113 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     bool a_36 = offs_m_2_0 < k_remaining_33;
     bool a_39[8];
     for (int r = 0; r < 8; ++r) a_39[r] = a_34[r] & a_36;
-    half a_40_0[8];
-    for (int r = 0; r < 8; ++r) a_40_0[r] = a_39[r] ? *a_ptrs_30[r] : half(0.0f);
+    half a_40_1[8];
+    for (int r = 0; r < 8; ++r) a_40_1[r] = a_39[r] ? *a_ptrs_30[r] : half(0.0f);
     bool b_41[4];
     for (int r = 0; r < 4; ++r) b_41[r] = offs_m_2_1[r] < k_remaining_33;
     bool b_43 = offs_n_7 < N;
     bool b_46[4];
     for (int r = 0; r < 4; ++r) b_46[r] = b_41[r] & b_43;
-    half b_47_0[4];
-    for (int r = 0; r < 4; ++r) b_47_0[r] = b_46[r] ? *b_ptrs_31[r] : half(0.0f);
+    half b_47_1[4];
+    for (int r = 0; r < 4; ++r) b_47_1[r] = b_46[r] ? *b_ptrs_31[r] : half(0.0f);
     device half* a_ptrs_49[8];
     for (int r = 0; r < 8; ++r) a_ptrs_49[r] = a_ptrs_30[r] + 32;
     int b_ptrs_50 = stride_bk * 32;
     device half* b_ptrs_52[4];
     for (int r = 0; r < 4; ++r) b_ptrs_52[r] = b_ptrs_31[r] + b_ptrs_50;
-    for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];
-    for (int r = 0; r < 4; ++r) b_47[r] = b_47_0[r];
+    for (int r = 0; r < 8; ++r) a_40[r] = a_40_1[r];
+    for (int r = 0; r < 4; ++r) b_47[r] = b_47_1[r];
+    int k0_second = 0 + 1;
+    if (k0_second < t0) {
+      int k_remaining0 = k0_second * 32;
+      int k_remaining_33_0 = K - k_remaining0;
+      bool a_34_0[8];
+      for (int r = 0; r < 8; ++r) a_34_0[r] = offs_m_4[r] < M;
+      bool a_36_0 = offs_m_2_0 < k_remaining_33_0;
+      bool a_39_0[8];
+      for (int r = 0; r < 8; ++r) a_39_0[r] = a_34_0[r] & a_36_0;
+      half a_40_2[8];
+      for (int r = 0; r < 8; ++r) a_40_2[r] = a_39_0[r] ? *a_ptrs_49[r] : half(0.0f);
+      bool b_41_0[4];
+      for (int r = 0; r < 4; ++r) b_41_0[r] = offs_m_2_1[r] < k_remaining_33_0;
+      bool b_43_0 = offs_n_7 < N;
+      bool b_46_0[4];
+      for (int r = 0; r < 4; ++r) b_46_0[r] = b_41_0[r] & b_43_0;
+      half b_47_2[4];
+      for (int r = 0; r < 4; ++r) b_47_2[r] = b_46_0[r] ? *b_ptrs_52[r] : half(0.0f);
+      device half* a_ptrs_49_0[8];
+      for (int r = 0; r < 8; ++r) a_ptrs_49_0[r] = a_ptrs_49[r] + 32;
+      int b_ptrs_50_0 = stride_bk * 32;
+      device half* b_ptrs_52_0[4];
+      for (int r = 0; r < 4; ++r) b_ptrs_52_0[r] = b_ptrs_52[r] + b_ptrs_50_0;
+      for (int r = 0; r < 8; ++r) a_40_0[r] = a_40_2[r];
+      for (int r = 0; r < 4; ++r) b_47_0[r] = b_47_2[r];
+    }
   }
   for (int k0 = 0; k0 < t0; k0 += 1) {
-    int k_remaining0 = k0 * 32;
-    int k_remaining_33_0 = K - k_remaining0;
-    bool a_34_0[8];
-    for (int r = 0; r < 8; ++r) a_34_0[r] = offs_m_4[r] < M;
-    bool a_36_0 = offs_m_2_0 < k_remaining_33_0;
-    bool a_39_0[8];
-    for (int r = 0; r < 8; ++r) a_39_0[r] = a_34_0[r] & a_36_0;
-    half a_40_1[8];
-    for (int r = 0; r < 8; ++r) a_40_1[r] = a_40[r];
-    bool b_41_0[4];
-    for (int r = 0; r < 4; ++r) b_41_0[r] = offs_m_2_1[r] < k_remaining_33_0;
-    bool b_43_0 = offs_n_7 < N;
-    bool b_46_0[4];
-    for (int r = 0; r < 4; ++r) b_46_0[r] = b_41_0[r] & b_43_0;
-    half b_47_1[4];
-    for (int r = 0; r < 4; ++r) b_47_1[r] = b_47[r];
-    device half* a_ptrs_49_0[8];
-    for (int r = 0; r < 8; ++r) a_ptrs_49_0[r] = a_ptrs_30[r] + 32;
-    int b_ptrs_50_0 = stride_bk * 32;
-    device half* b_ptrs_52_0[4];
-    for (int r = 0; r < 4; ++r) b_ptrs_52_0[r] = b_ptrs_31[r] + b_ptrs_50_0;
+    int k_remaining1 = k0 * 32;
+    int k_remaining_33_1 = K - k_remaining1;
+    bool a_34_1[8];
+    for (int r = 0; r < 8; ++r) a_34_1[r] = offs_m_4[r] < M;
+    bool a_36_1 = offs_m_2_0 < k_remaining_33_1;
+    bool a_39_1[8];
+    for (int r = 0; r < 8; ++r) a_39_1[r] = a_34_1[r] & a_36_1;
+    half a_40_3[8];
+    for (int r = 0; r < 8; ++r) a_40_3[r] = a_40[r];
+    bool b_41_1[4];
+    for (int r = 0; r < 4; ++r) b_41_1[r] = offs_m_2_1[r] < k_remaining_33_1;
+    bool b_43_1 = offs_n_7 < N;
+    bool b_46_1[4];
+    for (int r = 0; r < 4; ++r) b_46_1[r] = b_41_1[r] & b_43_1;
+    half b_47_3[4];
+    for (int r = 0; r < 4; ++r) b_47_3[r] = b_47[r];
+    device half* a_ptrs_49_1[8];
+    for (int r = 0; r < 8; ++r) a_ptrs_49_1[r] = a_ptrs_30[r] + 32;
+    int b_ptrs_50_1 = stride_bk * 32;
+    device half* b_ptrs_52_1[4];
+    for (int r = 0; r < 4; ++r) b_ptrs_52_1[r] = b_ptrs_31[r] + b_ptrs_50_1;
     int k0_next = k0 + 1;
     // 'tt.dot' 32x16x32 at tests/kernels/linalg.py:33:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; the accumulator stays in the tiles
     threadgroup half* dot_ab = reinterpret_cast<threadgroup half*>(tg_dot_ab + dot_trip * 2048);
     int dot_ab_at = L0_o1 + L0_o0 * 32;
-    for (int r = 0; r < 8; ++r) dot_ab[(dot_ab_at + r * 128) + (dot_ab_at + r * 128) / 32 * 8] = a_40_1[r];
+    for (int r = 0; r < 8; ++r) dot_ab[(dot_ab_at + r * 128) + (dot_ab_at + r * 128) / 32 * 8] = a_40_3[r];
     int dot_ab_at0 = L1_o1 + L1_o0 * 16;
-    for (int r = 0; r < 4; ++r) dot_ab[1280 + (dot_ab_at0 + r * 128) + (dot_ab_at0 + r * 128) / 16 * 8] = b_47_1[r];
+    for (int r = 0; r < 4; ++r) dot_ab[1280 + (dot_ab_at0 + r * 128) + (dot_ab_at0 + r * 128) / 16 * 8] = b_47_3[r];
     threadgroup_barrier(mem_flags::mem_threadgroup);
     if (k0_next < t0) {
-      int k_remaining1 = k0_next * 32;
-      int k_remaining_33_1 = K - k_remaining1;
-      bool a_34_1[8];
-      for (int r = 0; r < 8; ++r) a_34_1[r] = offs_m_4[r] < M;
-      bool a_36_1 = offs_m_2_0 < k_remaining_33_1;
-      bool a_39_1[8];
-      for (int r = 0; r < 8; ++r) a_39_1[r] = a_34_1[r] & a_36_1;
-      half a_40_2[8];
-      for (int r = 0; r < 8; ++r) a_40_2[r] = a_39_1[r] ? *a_ptrs_49_0[r] : half(0.0f);
-      bool b_41_1[4];
-      for (int r = 0; r < 4; ++r) b_41_1[r] = offs_m_2_1[r] < k_remaining_33_1;
-      bool b_43_1 = offs_n_7 < N;
-      bool b_46_1[4];
-      for (int r = 0; r < 4; ++r) b_46_1[r] = b_41_1[r] & b_43_1;
-      half b_47_2[4];
-      for (int r = 0; r < 4; ++r) b_47_2[r] = b_46_1[r] ? *b_ptrs_52_0[r] : half(0.0f);
-      device half* a_ptrs_49_1[8];
-      for (int r = 0; r < 8; ++r) a_ptrs_49_1[r] = a_ptrs_49_0[r] + 32;
-      int b_ptrs_50_1 = stride_bk * 32;
-      device half* b_ptrs_52_1[4];
-      for (int r = 0; r < 4; ++r) b_ptrs_52_1[r] = b_ptrs_52_0[r] + b_ptrs_50_1;
-      for (int r = 0; r < 8; ++r) a_40[r] = a_40_2[r];
-      for (int r = 0; r < 4; ++r) b_47[r] = b_47_2[r];
+      for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];
+      for (int r = 0; r < 4; ++r) b_47[r] = b_47_0[r];
+      int k0_after = k0_next + 1;
+      if (k0_after < t0) {
+        device half* a_ptrs_49_2[8];
+        for (int r = 0; r < 8; ++r) a_ptrs_49_2[r] = a_ptrs_49_1[r] + 32;
+        int b_ptrs_50_2 = stride_bk * 32;
+        device half* b_ptrs_52_2[4];
+        for (int r = 0; r < 4; ++r) b_ptrs_52_2[r] = b_ptrs_52_1[r] + b_ptrs_50_2;
+        int k_remaining2 = k0_after * 32;
+        int k_remaining_33_2 = K - k_remaining2;
+        bool a_34_2[8];
+        for (int r = 0; r < 8; ++r) a_34_2[r] = offs_m_4[r] < M;
+        bool a_36_2 = offs_m_2_0 < k_remaining_33_2;
+        bool a_39_2[8];
+        for (int r = 0; r < 8; ++r) a_39_2[r] = a_34_2[r] & a_36_2;
+        half a_40_4[8];
+        for (int r = 0; r < 8; ++r) a_40_4[r] = a_39_2[r] ? *a_ptrs_49_2[r] : half(0.0f);
+        bool b_41_2[4];
+        for (int r = 0; r < 4; ++r) b_41_2[r] = offs_m_2_1[r] < k_remaining_33_2;
+        bool b_43_2 = offs_n_7 < N;
+        bool b_46_2[4];
+        for (int r = 0; r < 4; ++r) b_46_2[r] = b_41_2[r] & b_43_2;
+        half b_47_4[4];
+        for (int r = 0; r < 4; ++r) b_47_4[r] = b_46_2[r] ? *b_ptrs_52_2[r] : half(0.0f);
+        device half* a_ptrs_49_3[8];
+        for (int r = 0; r < 8; ++r) a_ptrs_49_3[r] = a_ptrs_49_2[r] + 32;
+        int b_ptrs_50_3 = stride_bk * 32;
+        device half* b_ptrs_52_3[4];
+        for (int r = 0; r < 4; ++r) b_ptrs_52_3[r] = b_ptrs_52_2[r] + b_ptrs_50_3;
+        for (int r = 0; r < 8; ++r) a_40_0[r] = a_40_4[r];
+        for (int r = 0; r < 4; ++r) b_47_0[r] = b_47_4[r];
+      }
     }
     for (int kk0 = 0; kk0 < 32; kk0 += 8) {
       simdgroup_half8x8 dot_a_tiles[2];
@@ -199,8 +239,8 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
       }
     }
     dot_trip ^= 1;
-    for (int r = 0; r < 8; ++r) a_ptrs_30[r] = a_ptrs_49_0[r];
-    for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_52_0[r];
+    for (int r = 0; r < 8; ++r) a_ptrs_30[r] = a_ptrs_49_1[r];
+    for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_52_1[r];
   }
   float t3[4];
   tmetal_matrix_to_registers(dot_c_tiles[0], t3[0], t3[1], lane);

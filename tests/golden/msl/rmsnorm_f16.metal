@@ -47,12 +47,12 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) offsets_14[r] = offsets_11 + cols[r];
   half x_17[4];
   {
-    half4 vec = half4(half(0.0f), half(0.0f), half(0.0f), half(0.0f));
-    if (mask_10[0]) vec = *reinterpret_cast<device half4*>(&x_ptr[offsets_14[0]]);
-    x_17[0] = vec.x;
-    x_17[1] = vec.y;
-    x_17[2] = vec.z;
-    x_17[3] = vec.w;
+    int2 vec = int2(as_type<int>(half2(half(0.0f), half(0.0f))), as_type<int>(half2(half(0.0f), half(0.0f))));
+    if (mask_10[0]) vec = *reinterpret_cast<device int2*>(&x_ptr[offsets_14[0]]);
+    x_17[0] = as_type<half2>(vec.x).x;
+    x_17[1] = as_type<half2>(vec.x).y;
+    x_17[2] = as_type<half2>(vec.y).x;
+    x_17[3] = as_type<half2>(vec.y).y;
   }
   float x_18[4];
   for (int r = 0; r < 4; ++r) x_18[r] = float(x_17[r]);
@@ -70,12 +70,12 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) w_26[r] = cols[r] < n_cols;
   half w_29[4];
   {
-    half4 vec = half4(half(0.0f), half(0.0f), half(0.0f), half(0.0f));
-    if (w_26[0]) vec = *reinterpret_cast<device half4*>(&weight_ptr[cols[0]]);
-    w_29[0] = vec.x;
-    w_29[1] = vec.y;
-    w_29[2] = vec.z;
-    w_29[3] = vec.w;
+    int2 vec = int2(as_type<int>(half2(half(0.0f), half(0.0f))), as_type<int>(half2(half(0.0f), half(0.0f))));
+    if (w_26[0]) vec = *reinterpret_cast<device int2*>(&weight_ptr[cols[0]]);
+    w_29[0] = as_type<half2>(vec.x).x;
+    w_29[1] = as_type<half2>(vec.x).y;
+    w_29[2] = as_type<half2>(vec.y).x;
+    w_29[3] = as_type<half2>(vec.y).y;
   }
   float w_30[4];
   for (int r = 0; r < 4; ++r) w_30[r] = float(w_29[r]);
@@ -85,5 +85,5 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) y_35[r] = y_32[r] * w_30[r];
   half t[4];
   for (int r = 0; r < 4; ++r) t[r] = half(y_35[r]);
-  if (mask_10[0]) *reinterpret_cast<device half4*>(&out_ptr[offsets_14[0]]) = half4(t[0], t[1], t[2], t[3]);
+  if (mask_10[0]) *reinterpret_cast<device int2*>(&out_ptr[offsets_14[0]]) = int2(as_type<int>(half2(t[0], t[1])), as_type<int>(half2(t[2], t[3])));
 }
