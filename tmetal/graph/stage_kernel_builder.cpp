@@ -327,7 +327,10 @@ class StageWriter {
     Value* block = op("arith.divsi", pid, arg("splits"));
     Value* slot = b_.makeRange(0, d_.tileRows);
     Value* outputs = op("arith.addi", op("arith.muli", block, arg("outputs_per_block")), slot);
-    Value* outputValid = both(lessThan(slot, arg("outputs_per_block")), lessThan(outputs, arg("n_outputs")));
+    // One comparison after the other: as two arguments of one call, the
+    // order of their ops (and so the TTIR) was the C++ compiler's choice.
+    Value* slotValid = lessThan(slot, arg("outputs_per_block"));
+    Value* outputValid = both(slotValid, lessThan(outputs, arg("n_outputs")));
     Value* column = b_.makeRange(0, tile[1]);
     Value* firstVector = b_.expandDims(walk(readIndex(outputs, "n_outputs"), "out", d_.outerWalkDims), 1);
     Value* outputValidColumn = readsClamped() ? nullptr : b_.expandDims(outputValid, 1);
@@ -370,8 +373,8 @@ class StageWriter {
     Value* lanes = toShape(lane, shape);
     if (!d_.indicesIncrease) {
       // Lanes need not be in index order: Triton's combiner on real indices.
-      Value* indices =
-          indicesWhere(vectorValid ? b_.expandDims(vectorValid, 2) : nullptr, indexOf(b_.expandDims(vector, 2), lane));
+      Value* validLanes = vectorValid ? b_.expandDims(vectorValid, 2) : nullptr;
+      Value* indices = indicesWhere(validLanes, indexOf(b_.expandDims(vector, 2), lane));
       return reduceOp(b_, d_.combiner, {values, toShape(indices, shape)}, 2)->results();
     }
     // Lanes in index order: the vector's extreme value, then the first lane
@@ -413,11 +416,12 @@ class StageWriter {
     Value* x = xAndVectorLane.first;
     Value* vectorLane = xAndVectorLane.second;
     Value* columnVector = op("arith.addi", op("arith.muli", blockInRun, arg("lanes_x")), x);
-    Value* columnValid = both(lessThan(x, arg("lanes_x")), lessThan(columnVector, arg("run_vectors")));
+    Value* laneValid = lessThan(x, arg("lanes_x"));
+    Value* columnValid = both(laneValid, lessThan(columnVector, arg("run_vectors")));
     Value* column = vectorLane ? elements(columnVector, vectorLane) : columnVector;
     Value* outputs = op("arith.addi", op("arith.muli", run, arg("run_outputs")), column);
-    Value* firstVector =
-        b_.expandDims(op("arith.addi", readIndex(columnVector, "run_vectors"), walk(run, "run", d_.outerWalkDims)), 0);
+    Value* columnRead = readIndex(columnVector, "run_vectors");
+    Value* firstVector = b_.expandDims(op("arith.addi", columnRead, walk(run, "run", d_.outerWalkDims)), 0);
     Value* y = b_.makeRange(0, tile[0]);
     Value* columnValidRow = readsClamped() ? nullptr : b_.expandDims(columnValid, 0);
 
