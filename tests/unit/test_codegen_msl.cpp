@@ -947,8 +947,8 @@ TEST(CodegenDot, Bfloat16DotsRunOnSimdGroupMatricesOnBothTargets) {
 // before the loop the first two trips', and in each trip, once its operands
 // are staged (after the dot's barrier) and before its multiplies, the trip
 // after next's, guarded by there being one, after the next trip's waiting
-// registers take the ones loaded a trip before. num_stages=2 loads one trip
-// ahead.
+// registers take the ones loaded a trip before (on every path).
+// num_stages=2 loads one trip ahead: the next trip's, guarded likewise.
 TEST(CodegenDot, LoopsWithADotLoadTwoTripsAheadBeforeTheDot) {
   codegen::CompileOptions cuda;
   cuda.target = "cuda";
@@ -973,14 +973,17 @@ TEST(CodegenDot, LoopsWithADotLoadTwoTripsAheadBeforeTheDot) {
     ASSERT_LT(staged, multiply) << source;
     const std::string trip = source.substr(loop, multiply - loop);
     EXPECT_EQ(count(trip, load), 2u) << trip;
-    EXPECT_EQ(count(trip, "if (k0_next < t0)"), 1u) << trip;
-    EXPECT_GT(trip.find("if (k0_next < t0)"), staged - loop) << trip;
-    EXPECT_EQ(count(trip, "if (k0_after < t0)"), trips == 2 ? 1u : 0u) << trip;
+    const std::string guard = trips == 2 ? "if (k0_after < t0)" : "if (k0_next < t0)";
+    EXPECT_EQ(count(trip, "if (k0_next < t0)") + count(trip, "if (k0_after < t0)"), 1u) << trip;
+    EXPECT_GT(trip.find(guard), staged - loop) << trip;
     // The next trip's registers (A's 8 halves, B's 4) take the waiting ones
     // before the trip after next loads into those.
     const size_t moved = trip.find("for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];");
     EXPECT_EQ(moved != std::string::npos, trips == 2) << trip;
-    if (trips == 2) EXPECT_LT(moved, trip.find(load)) << trip;
+    if (trips == 2) {
+      EXPECT_GT(moved, staged - loop) << trip;
+      EXPECT_LT(moved, trip.find(guard)) << trip;
+    }
     const size_t prologue = source.find(trips == 2 ? "the loads of each trip issue two trips before"
                                                    : "the loads of each trip issue in the trip before");
     ASSERT_LT(prologue, loop);

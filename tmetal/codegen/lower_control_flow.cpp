@@ -549,13 +549,17 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
   loadsAhead_ = {&body, [&, ivNext, atTop, next]() {
                    auto tripTensors = std::move(tensors_);
                    auto tripScalars = std::move(scalars_);
-                   body_.open("if (" + ivNext + " < " + upper + ")");
                    std::tie(tensors_, scalars_) = atTop;
                    bind(next);
                    defineScalar(iv, ivNext);
                    if (trips == 1) {
+                     body_.open("if (" + ivNext + " < " + upper + ")");
                      loadInto(ahead);
+                     body_.close();
                    } else {
+                     // Moved on every path, whether or not a next trip
+                     // reads them: under the condition, NVIDIA's compiler
+                     // copied each register up to four times.
                      for (size_t i = 0; i < loads.size(); ++i) moveWaitingLoad(ahead[i], further[i]);
                      const std::string ivAfter = newName(ivName + "_after");
                      body_.line(ivType + " " + ivAfter + " = " + ivNext + " + " + parenthesized(step) + ";");
@@ -568,7 +572,6 @@ void KernelLowering::emitPrefetchingLoop(const ir::Operation& loop, const LoadsF
                      loadInto(further);
                      body_.close();
                    }
-                   body_.close();
                    tensors_ = std::move(tripTensors);
                    scalars_ = std::move(tripScalars);
                  }};

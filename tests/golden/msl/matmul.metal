@@ -187,40 +187,38 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     int dot_ab_at0 = L1_o1 + L1_o0 * 16;
     for (int r = 0; r < 4; ++r) dot_ab[1280 + (dot_ab_at0 + r * 128) + (dot_ab_at0 + r * 128) / 16 * 8] = b_47_3[r];
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    if (k0_next < t0) {
-      for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];
-      for (int r = 0; r < 4; ++r) b_47[r] = b_47_0[r];
-      int k0_after = k0_next + 1;
-      if (k0_after < t0) {
-        device half* a_ptrs_49_2[8];
-        for (int r = 0; r < 8; ++r) a_ptrs_49_2[r] = a_ptrs_49_1[r] + 32;
-        int b_ptrs_50_2 = stride_bk * 32;
-        device half* b_ptrs_52_2[4];
-        for (int r = 0; r < 4; ++r) b_ptrs_52_2[r] = b_ptrs_52_1[r] + b_ptrs_50_2;
-        int k_remaining2 = k0_after * 32;
-        int k_remaining_33_2 = K - k_remaining2;
-        bool a_34_2[8];
-        for (int r = 0; r < 8; ++r) a_34_2[r] = offs_m_4[r] < M;
-        bool a_36_2 = offs_m_2_0 < k_remaining_33_2;
-        bool a_39_2[8];
-        for (int r = 0; r < 8; ++r) a_39_2[r] = a_34_2[r] & a_36_2;
-        half a_40_4[8];
-        for (int r = 0; r < 8; ++r) a_40_4[r] = a_39_2[r] ? *a_ptrs_49_2[r] : half(0.0f);
-        bool b_41_2[4];
-        for (int r = 0; r < 4; ++r) b_41_2[r] = offs_m_2_1[r] < k_remaining_33_2;
-        bool b_43_2 = offs_n_7 < N;
-        bool b_46_2[4];
-        for (int r = 0; r < 4; ++r) b_46_2[r] = b_41_2[r] & b_43_2;
-        half b_47_4[4];
-        for (int r = 0; r < 4; ++r) b_47_4[r] = b_46_2[r] ? *b_ptrs_52_2[r] : half(0.0f);
-        device half* a_ptrs_49_3[8];
-        for (int r = 0; r < 8; ++r) a_ptrs_49_3[r] = a_ptrs_49_2[r] + 32;
-        int b_ptrs_50_3 = stride_bk * 32;
-        device half* b_ptrs_52_3[4];
-        for (int r = 0; r < 4; ++r) b_ptrs_52_3[r] = b_ptrs_52_2[r] + b_ptrs_50_3;
-        for (int r = 0; r < 8; ++r) a_40_0[r] = a_40_4[r];
-        for (int r = 0; r < 4; ++r) b_47_0[r] = b_47_4[r];
-      }
+    for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];
+    for (int r = 0; r < 4; ++r) b_47[r] = b_47_0[r];
+    int k0_after = k0_next + 1;
+    if (k0_after < t0) {
+      device half* a_ptrs_49_2[8];
+      for (int r = 0; r < 8; ++r) a_ptrs_49_2[r] = a_ptrs_49_1[r] + 32;
+      int b_ptrs_50_2 = stride_bk * 32;
+      device half* b_ptrs_52_2[4];
+      for (int r = 0; r < 4; ++r) b_ptrs_52_2[r] = b_ptrs_52_1[r] + b_ptrs_50_2;
+      int k_remaining2 = k0_after * 32;
+      int k_remaining_33_2 = K - k_remaining2;
+      bool a_34_2[8];
+      for (int r = 0; r < 8; ++r) a_34_2[r] = offs_m_4[r] < M;
+      bool a_36_2 = offs_m_2_0 < k_remaining_33_2;
+      bool a_39_2[8];
+      for (int r = 0; r < 8; ++r) a_39_2[r] = a_34_2[r] & a_36_2;
+      half a_40_4[8];
+      for (int r = 0; r < 8; ++r) a_40_4[r] = a_39_2[r] ? *a_ptrs_49_2[r] : half(0.0f);
+      bool b_41_2[4];
+      for (int r = 0; r < 4; ++r) b_41_2[r] = offs_m_2_1[r] < k_remaining_33_2;
+      bool b_43_2 = offs_n_7 < N;
+      bool b_46_2[4];
+      for (int r = 0; r < 4; ++r) b_46_2[r] = b_41_2[r] & b_43_2;
+      half b_47_4[4];
+      for (int r = 0; r < 4; ++r) b_47_4[r] = b_46_2[r] ? *b_ptrs_52_2[r] : half(0.0f);
+      device half* a_ptrs_49_3[8];
+      for (int r = 0; r < 8; ++r) a_ptrs_49_3[r] = a_ptrs_49_2[r] + 32;
+      int b_ptrs_50_3 = stride_bk * 32;
+      device half* b_ptrs_52_3[4];
+      for (int r = 0; r < 4; ++r) b_ptrs_52_3[r] = b_ptrs_52_2[r] + b_ptrs_50_3;
+      for (int r = 0; r < 8; ++r) a_40_0[r] = a_40_4[r];
+      for (int r = 0; r < 4; ++r) b_47_0[r] = b_47_4[r];
     }
     for (int kk0 = 0; kk0 < 32; kk0 += 8) {
       simdgroup_half8x8 dot_a_tiles[2];
