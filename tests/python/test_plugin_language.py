@@ -967,6 +967,17 @@ def check_matmul_k_loop(device: Device):
     np.testing.assert_array_equal(device.get(c), expected.astype(np.float32))
     loops = compiled.metadata.tmetal_abi["layouts"].get("prefetching_loops", [])
     assert [(loop["loads_ahead"], loop["trips_ahead"]) for loop in loops] == [(3, 1)], loops
+    # float32 operands take the FMA loop, which loads ahead alike: 1-4 trips.
+    for K in (32, 64, 96, 128):
+        a, b = rng.integers(-3, 4, (64, K)), rng.integers(-3, 4, (K, 64))
+        c = device.put(np.full((64, 64), 7, np.float32))
+        compiled = matmul_k_loop_kernel[(4, )](device.put(a.astype(np.float32)), device.put(b.astype(np.float32)), c,
+                                               64, 64, K, K, 64, 64, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
+        layouts = compiled.metadata.tmetal_abi["layouts"]
+        assert [dot["strategy"] for dot in layouts["dots"]] == ["fma"], layouts["dots"]
+        assert [loop["trips_ahead"] for loop in layouts["prefetching_loops"]] == [2], layouts["prefetching_loops"]
 
 
 # ---- tl.histogram ----------------------------------------------------------------------
