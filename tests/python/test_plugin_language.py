@@ -727,6 +727,29 @@ def matmul_chased_k_kernel(a_ptr, b_ptr, c_ptr, jumps_ptr, K_TILES, BLOCK: tl.co
 
 
 @triton.jit
+def gathered_k_loop_kernel(a_ptr, at_ptr, b_ptr, c_ptr, order_ptr, M, N, K, BLOCK_M: tl.constexpr,
+                           BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, BOTH_WAYS: tl.constexpr):
+    # C = A @ B with K visited in the order a table gives (a gather, as a
+    # mixture of experts reads its tokens): each trip loads BLOCK_K indices
+    # and expands them into a column to address rows of A^T and of B; with
+    # BOTH_WAYS, into a row too, to address columns of A.
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    order_ptrs = order_ptr + tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        ks = tl.load(order_ptrs)
+        if BOTH_WAYS:
+            a = tl.load(a_ptr + rm[:, None] * K + ks[None, :])
+        else:
+            a = tl.trans(tl.load(at_ptr + ks[:, None] * M + rm[None, :]))
+        b = tl.load(b_ptr + ks[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+        order_ptrs += BLOCK_K
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
 def matmul_column_blocks_kernel(a_ptr, b_ptr, c_ptr, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                                 BLOCK_K: tl.constexpr):
     # One program walks C's column blocks, a K loop in each: the K loop runs
@@ -967,6 +990,25 @@ def check_matmul_k_loop(device: Device):
     np.testing.assert_array_equal(device.get(c), expected.astype(np.float32))
     loops = compiled.metadata.tmetal_abi["layouts"].get("prefetching_loops", [])
     assert [(loop["loads_ahead"], loop["trips_ahead"]) for loop in loops] == [(3, 1)], loops
+    # Gathered K: the table's pointers are carried in the layout the indices
+    # are read in (a column), so that the loop converts no pointers and loads
+    # its three loads two trips ahead; read both ways, they stay where they
+    # were (converted each trip) and the loop plain; 1-3 trips.
+    for K, both in ((32, False), (64, False), (96, False), (64, True)):
+        order = rng.permutation(K).astype(np.int32)
+        a, b = rng.integers(-3, 4, (32, K)), rng.integers(-3, 4, (K, 32))
+        c = device.put(np.full((32, 32), 7, np.float32))
+        compiled = gathered_k_loop_kernel[(1, )](device.put(a.astype(np.float16)),
+                                                 device.put(np.ascontiguousarray(a.T).astype(np.float16)),
+                                                 device.put(b.astype(np.float16)), c, device.put(order), 32, 32, K,
+                                                 BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, BOTH_WAYS=both)
+        device.synchronize()
+        np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
+        layouts = compiled.metadata.tmetal_abi["layouts"]
+        converted = [conversion["value"] for conversion in layouts.get("conversions", [])]
+        loops = [(loop["loads_ahead"], loop["trips_ahead"]) for loop in layouts.get("prefetching_loops", [])]
+        assert (any(name.startswith("order_ptrs") for name in converted), loops) == \
+            ((True, []) if both else (False, [(3, 2)])), (converted, loops)
     # float32 operands take the FMA loop, which loads ahead alike: 1-4 trips.
     for K in (32, 64, 96, 128):
         a, b = rng.integers(-3, 4, (64, K)), rng.integers(-3, 4, (K, 64))

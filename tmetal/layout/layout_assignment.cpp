@@ -41,8 +41,12 @@ void collectUses(const ir::Region& region, UseList& uses) {
 // results are the contract.
 class LayoutAssigner {
  public:
-  LayoutAssigner(LayoutAssignment& out, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis)
-      : out_(out), fn_(fn), axis_(axis) {}
+  using CarriedLayouts = std::unordered_map<const ir::Value*, LayoutPtr>;
+  // `carried`: layouts chosen for loop-carried values by a run before
+  // (pointersToCarryWhereRead).
+  LayoutAssigner(LayoutAssignment& out, const ir::Function& fn, const analysis::AxisInfoAnalysis& axis,
+                 CarriedLayouts carried = {})
+      : out_(out), fn_(fn), axis_(axis), carriedLayouts_(std::move(carried)) {}
 
   void run() {
     collectUses(*fn_.body(), uses_);
@@ -325,8 +329,11 @@ class LayoutAssigner {
     switch (op.kind()) {
       case OpKind::TtLoad: {
         if (!isTensor(op.result(0))) return;
-        // Block pointers have no pointer tensor to take an access from.
-        LayoutPtr l = memoryLayoutOf(op);
+        // Where its pointers are carried in the layout it is read in
+        // (pointersToCarryWhereRead), issued there at home. Block pointers
+        // have no pointer tensor to take an access from.
+        LayoutPtr l = chosenCarriedLayout(op.operand(0));
+        if (!l) l = memoryLayoutOf(op);
         if (!l) l = out_.defaultLayout(op.result(0)->type().shape());
         setHome(op.result(0), l);
         setAllOperands(op, l);
@@ -585,12 +592,56 @@ class LayoutAssigner {
     return nullptr;
   }
 
+  LayoutPtr chosenCarriedLayout(const ir::Value* arg) const {
+    auto it = carriedLayouts_.find(arg);
+    return it == carriedLayouts_.end() ? nullptr : it->second;
+  }
+
+ public:
+  // Loop-carried pointer tensors to carry in another layout: one that a
+  // load reads directly, advanced only by elementwise ops or tt.addptr,
+  // whose loaded value this run issues in one other layout only (a
+  // recomputed load: a row of indices loaded where it is expanded into a
+  // column, Triton's test_indirect_matmul). Carried in the layout where it
+  // is read, the loop converts no pointers through threadgroup memory per
+  // trip (which also kept it from loading ahead).
+  CarriedLayouts pointersToCarryWhereRead() const {
+    CarriedLayouts moved;
+    ir::walk(*fn_.body(), [&](const ir::Operation* loop) {
+      if (loop->kind() != OpKind::ScfFor) return;
+      const ir::Block& body = *loop->region(0)->block(0);
+      for (size_t i = 1; i < body.numArguments(); ++i) {
+        const ir::Value* arg = body.argument(i);
+        if (!isTensor(arg) || !arg->type().element().isPointer()) continue;
+        auto uses = uses_.find(arg);
+        if (uses == uses_.end()) continue;
+        const ir::Operation* load = nullptr;
+        bool advancedOnly = true;
+        for (auto [user, index] : uses->second) {
+          if (user->kind() == OpKind::TtLoad && index == 0 && !load)
+            load = user;
+          else if (user->kind() != OpKind::TtAddPtr && !ir::isElementwise(user->kind()))
+            advancedOnly = false;
+        }
+        if (!load || !advancedOnly || !isTensor(load->result(0))) continue;
+        const ir::Value* loaded = load->result(0);
+        auto in = out_.layouts_.find(loaded);
+        if (!out_.homeSkipped_.count(loaded) || in == out_.layouts_.end() || in->second.size() != 1) continue;
+        const LayoutPtr& read = in->second[0];  // a load reads its pointers in its own layout
+        if (!sameLayout(read, homeOf(arg))) moved[arg] = read;
+      }
+    });
+    return moved;
+  }
+
+ private:
   void visitFor(const ir::Operation& op) {
     const ir::Block& body = *op.region(0)->block(0);
     size_t n = op.numOperands() - 3;
     std::vector<LayoutPtr> carried(n);
     for (size_t i = 0; i < n; ++i) {
-      carried[i] = memoryLayoutThrough(body.argument(1 + i));
+      carried[i] = chosenCarriedLayout(body.argument(1 + i));
+      if (!carried[i]) carried[i] = memoryLayoutThrough(body.argument(1 + i));
       if (!carried[i]) carried[i] = computedHome(op.operand(3 + i));
     }
     for (int round = 0;; ++round) {
@@ -598,9 +649,11 @@ class LayoutAssigner {
       visitBlock(body);
       std::vector<LayoutPtr> next(n);
       const ir::Operation* yield = body.terminator();
-      for (size_t i = 0; i < n; ++i)
-        if (isTensor(body.argument(1 + i)))
-          next[i] = carriedLayout(yield->operand(i), carried[i], body.argument(1 + i));
+      for (size_t i = 0; i < n; ++i) {
+        if (!isTensor(body.argument(1 + i))) continue;
+        next[i] = chosenCarriedLayout(body.argument(1 + i));
+        if (!next[i]) next[i] = carriedLayout(yield->operand(i), carried[i], body.argument(1 + i));
+      }
       bool stable = sameAll(next, carried);
       carried = next;
       if (stable) break;
@@ -779,6 +832,7 @@ class LayoutAssigner {
   LayoutAssignment& out_;
   const ir::Function& fn_;
   const analysis::AxisInfoAnalysis& axis_;
+  const CarriedLayouts carriedLayouts_;
   UseList uses_;
   std::unordered_map<const ir::Operation*, LayoutPtr> memoryLayout_;
 };
@@ -789,7 +843,22 @@ LayoutAssignment::LayoutAssignment(const ir::Function& fn, const analysis::AxisI
   int w = options_.numWarps;
   if (w < 1 || w > 32 || (w & (w - 1)) != 0)
     throw CompileError("num_warps must be a power of two between 1 and 32, got " + std::to_string(w));
-  LayoutAssigner(*this, fn, axis).run();
+  LayoutAssigner::CarriedLayouts moved;
+  {
+    LayoutAssigner first(*this, fn, axis);
+    first.run();
+    moved = first.pointersToCarryWhereRead();
+  }
+  if (moved.empty()) return;
+  // Once more with those pointers carried where they are read.
+  remat_.clear();
+  home_.clear();
+  layouts_.clear();
+  operandLayouts_.clear();
+  definitionOrder_.clear();
+  recomputed_.clear();
+  homeSkipped_.clear();
+  LayoutAssigner(*this, fn, axis, std::move(moved)).run();
 }
 
 LayoutAssignment::~LayoutAssignment() = default;
