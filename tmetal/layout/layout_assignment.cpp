@@ -56,6 +56,42 @@ class LayoutAssigner {
     propagateNeeds();
   }
 
+  // Loop-carried pointer tensors to carry in another layout: one that a
+  // load reads directly, advanced only by elementwise ops or tt.addptr,
+  // whose loaded value this run issues in one other layout only (a
+  // recomputed load: a row of indices loaded where it is expanded into a
+  // column, Triton's test_indirect_matmul). Carried in the layout where it
+  // is read, the loop converts no pointers through threadgroup memory per
+  // trip (which also kept it from loading ahead).
+  CarriedLayouts pointersToCarryWhereRead() const {
+    CarriedLayouts moved;
+    ir::walk(*fn_.body(), [&](const ir::Operation* loop) {
+      if (loop->kind() != OpKind::ScfFor) return;
+      const ir::Block& body = *loop->region(0)->block(0);
+      for (size_t i = 1; i < body.numArguments(); ++i) {
+        const ir::Value* arg = body.argument(i);
+        if (!isTensor(arg) || !arg->type().element().isPointer()) continue;
+        auto uses = uses_.find(arg);
+        if (uses == uses_.end()) continue;
+        const ir::Operation* load = nullptr;
+        bool advancedOnly = true;
+        for (auto [user, index] : uses->second) {
+          if (user->kind() == OpKind::TtLoad && index == 0 && !load)
+            load = user;
+          else if (user->kind() != OpKind::TtAddPtr && !ir::isElementwise(user->kind()))
+            advancedOnly = false;
+        }
+        if (!load || !advancedOnly || !isTensor(load->result(0))) continue;
+        const ir::Value* loaded = load->result(0);
+        auto in = out_.layouts_.find(loaded);
+        if (!out_.homeSkipped_.count(loaded) || in == out_.layouts_.end() || in->second.size() != 1) continue;
+        const LayoutPtr& read = in->second[0];  // a load reads its pointers in its own layout
+        if (!sameLayout(read, homeOf(arg))) moved[arg] = read;
+      }
+    });
+    return moved;
+  }
+
  private:
   // ---- rematerializable values -------------------------------------------
   void markRematerializable(const ir::Block& block) {
@@ -597,44 +633,6 @@ class LayoutAssigner {
     return it == carriedLayouts_.end() ? nullptr : it->second;
   }
 
- public:
-  // Loop-carried pointer tensors to carry in another layout: one that a
-  // load reads directly, advanced only by elementwise ops or tt.addptr,
-  // whose loaded value this run issues in one other layout only (a
-  // recomputed load: a row of indices loaded where it is expanded into a
-  // column, Triton's test_indirect_matmul). Carried in the layout where it
-  // is read, the loop converts no pointers through threadgroup memory per
-  // trip (which also kept it from loading ahead).
-  CarriedLayouts pointersToCarryWhereRead() const {
-    CarriedLayouts moved;
-    ir::walk(*fn_.body(), [&](const ir::Operation* loop) {
-      if (loop->kind() != OpKind::ScfFor) return;
-      const ir::Block& body = *loop->region(0)->block(0);
-      for (size_t i = 1; i < body.numArguments(); ++i) {
-        const ir::Value* arg = body.argument(i);
-        if (!isTensor(arg) || !arg->type().element().isPointer()) continue;
-        auto uses = uses_.find(arg);
-        if (uses == uses_.end()) continue;
-        const ir::Operation* load = nullptr;
-        bool advancedOnly = true;
-        for (auto [user, index] : uses->second) {
-          if (user->kind() == OpKind::TtLoad && index == 0 && !load)
-            load = user;
-          else if (user->kind() != OpKind::TtAddPtr && !ir::isElementwise(user->kind()))
-            advancedOnly = false;
-        }
-        if (!load || !advancedOnly || !isTensor(load->result(0))) continue;
-        const ir::Value* loaded = load->result(0);
-        auto in = out_.layouts_.find(loaded);
-        if (!out_.homeSkipped_.count(loaded) || in == out_.layouts_.end() || in->second.size() != 1) continue;
-        const LayoutPtr& read = in->second[0];  // a load reads its pointers in its own layout
-        if (!sameLayout(read, homeOf(arg))) moved[arg] = read;
-      }
-    });
-    return moved;
-  }
-
- private:
   void visitFor(const ir::Operation& op) {
     const ir::Block& body = *op.region(0)->block(0);
     size_t n = op.numOperands() - 3;
