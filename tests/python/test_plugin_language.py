@@ -750,6 +750,23 @@ def gathered_k_loop_kernel(a_ptr, at_ptr, b_ptr, c_ptr, order_ptr, M, N, K, BLOC
 
 
 @triton.jit
+def offset_k_loop_kernel(a_ptr, b_ptr, c_ptr, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # The K loop carries a scalar offset rather than pointer tensors: the
+    # trip after next's addresses come from advancing a scalar twice.
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    offset = 0
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (offset + rk)[None, :])
+        b = tl.load(b_ptr + (offset + rk)[:, None] * BLOCK_N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+        offset += BLOCK_K
+    tl.store(c_ptr + rm[:, None] * BLOCK_N + rn[None, :], acc)
+
+
+@triton.jit
 def matmul_column_blocks_kernel(a_ptr, b_ptr, c_ptr, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                                 BLOCK_K: tl.constexpr):
     # One program walks C's column blocks, a K loop in each: the K loop runs
@@ -762,6 +779,22 @@ def matmul_column_blocks_kernel(a_ptr, b_ptr, c_ptr, N, K, BLOCK_M: tl.constexpr
             b = tl.load(b_ptr + (k0 + rk)[:, None] * N + (n0 + rn)[None, :])
             acc = tl.dot(a, b, acc)
         tl.store(c_ptr + rm[:, None] * N + (n0 + rn)[None, :], acc)
+
+
+def check_offset_k_loop(device: Device):
+    # A carried scalar offset addresses each trip's loads: 1-5 trips, one or
+    # two trips ahead, exact.
+    rng = np.random.default_rng(12)
+    for K in (32, 64, 96, 160):
+        for stages, trips in ((2, 1), (3, 2)):
+            a, b = rng.integers(-3, 4, (32, K)), rng.integers(-3, 4, (K, 32))
+            c = device.put(np.full((32, 32), 7, np.float32))
+            compiled = offset_k_loop_kernel[(1, )](device.put(a.astype(np.float16)), device.put(b.astype(np.float16)),
+                                                   c, K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, num_stages=stages)
+            device.synchronize()
+            np.testing.assert_array_equal(device.get(c), (a @ b).astype(np.float32))
+            loops = compiled.metadata.tmetal_abi["layouts"]["prefetching_loops"]
+            assert [(loop["loads_ahead"], loop["trips_ahead"]) for loop in loops] == [(2, trips)], loops
 
 
 def check_dot_loop_inside_a_loop(device: Device):
@@ -1409,6 +1442,7 @@ CHECKS = {
     "tiles_past_the_threadgroup_memory_in_pieces": check_tiles_past_the_threadgroup_memory_in_pieces,
     "pointer_tensor_conversion": check_pointer_tensor_conversion,
     "matmul_k_loop": check_matmul_k_loop,
+    "offset_k_loop": check_offset_k_loop,
     "dot_loop_inside_a_loop": check_dot_loop_inside_a_loop,
     "dot_operand_carried_by_an_outer_loop": check_dot_operand_carried_by_an_outer_loop,
     "remainder_zero_tests": check_remainder_zero_tests,
