@@ -1019,6 +1019,24 @@ TEST(CodegenDot, LoopsWithADotLoadTwoTripsAheadBeforeTheDot) {
   EXPECT_TRUE(compileText(ttir).metadata.layouts.contains("prefetching_loops"));
 }
 
+// A gathered K loop: each trip loads indices and expands them into a
+// column. The indices' pointers are carried in the layout the indices are
+// read in, so that the loop converts nothing through threadgroup memory per
+// trip, and its three loads go two trips ahead.
+TEST(CodegenDot, GatheredIndicesArePointedToWhereTheyAreRead) {
+  const std::string ttir = readFile(std::string(TMETAL_SOURCE_DIR) + "/tests/fuzz/seeds/gathered_k_loop.ttir");
+  codegen::CompileOptions cuda;
+  cuda.target = "cuda";
+  for (const auto& options : {codegen::CompileOptions{}, cuda}) {
+    const codegen::CompiledKernel kernel = compileText(ttir, options);
+    const nlohmann::json& layouts = kernel.metadata.layouts;
+    EXPECT_FALSE(layouts.contains("conversions")) << layouts.dump();
+    ASSERT_EQ(layouts["prefetching_loops"].size(), 1u) << layouts.dump();
+    EXPECT_EQ(layouts["prefetching_loops"][0]["loads_ahead"], 3);
+    EXPECT_EQ(layouts["prefetching_loops"][0]["trips_ahead"], 2);
+  }
+}
+
 // A K loop's dot alternates between two stagings of A and B: one barrier a
 // trip (after the staging), which trip's half it writes kept in dot_trip.
 // C's registers are laid out as the tiles' elements, so C goes into the
