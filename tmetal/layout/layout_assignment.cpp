@@ -83,8 +83,8 @@ class LayoutAssigner {
         }
         if (!load || !advancedOnly || !isTensor(load->result(0))) continue;
         const ir::Value* loaded = load->result(0);
-        auto in = out_.layouts_.find(loaded);
-        if (!out_.homeSkipped_.count(loaded) || in == out_.layouts_.end() || in->second.size() != 1) continue;
+        auto in = out_.decided_.layouts.find(loaded);
+        if (!out_.decided_.homeSkipped.count(loaded) || in == out_.decided_.layouts.end() || in->second.size() != 1) continue;
         const LayoutPtr& read = in->second[0];  // a load reads its pointers in its own layout
         if (!sameLayout(read, homeOf(arg))) moved[arg] = read;
       }
@@ -101,11 +101,11 @@ class LayoutAssigner {
       if (op->numResults() != 1 || !isTensor(op->result(0)) || !isRematerializableKind(op->kind())) continue;
       bool allCheap = true;
       for (const ir::Value* v : op->operands())
-        if (isTensor(v) && !out_.remat_.count(v)) allCheap = false;
-      if (allCheap) out_.remat_.insert(op->result(0));
+        if (isTensor(v) && !out_.decided_.remat.count(v)) allCheap = false;
+      if (allCheap) out_.decided_.remat.insert(op->result(0));
     }
   }
-  bool cheap(const ir::Value* v) const { return out_.remat_.count(v) > 0; }
+  bool cheap(const ir::Value* v) const { return out_.decided_.remat.count(v) > 0; }
 
   // ---- tt.dot on SIMD-group matrices --------------------------------------
   // The SIMD groups of a dot whose f16, bf16 or 8-bit float operands and f32
@@ -332,17 +332,17 @@ class LayoutAssigner {
 
   // ---- homes, in program order -------------------------------------------
   LayoutPtr homeOf(const ir::Value* v) const {
-    auto it = out_.home_.find(v);
-    return it == out_.home_.end() ? nullptr : it->second;
+    auto it = out_.decided_.home.find(v);
+    return it == out_.decided_.home.end() ? nullptr : it->second;
   }
   void setHome(const ir::Value* v, LayoutPtr l) {
     if (!isTensor(v)) return;
-    if (!out_.home_.count(v)) out_.definitionOrder_.push_back(v);
-    out_.home_[v] = std::move(l);
+    if (!out_.decided_.home.count(v)) out_.decided_.definitionOrder.push_back(v);
+    out_.decided_.home[v] = std::move(l);
   }
   void setOperand(const ir::Operation& op, size_t i, LayoutPtr l) {
     if (!isTensor(op.operand(i))) return;
-    out_.operandLayouts_[{&op, i}] = std::move(l);
+    out_.decided_.operandLayouts[{&op, i}] = std::move(l);
   }
   void setAllOperands(const ir::Operation& op, const LayoutPtr& l) {
     for (size_t i = 0; i < op.numOperands(); ++i) setOperand(op, i, l);
@@ -777,8 +777,8 @@ class LayoutAssigner {
 
   void needOperandsOf(const ir::Operation* op) {
     for (size_t i = 0; i < op->numOperands(); ++i) {
-      auto it = out_.operandLayouts_.find({op, i});
-      if (it != out_.operandLayouts_.end()) need(op->operand(i), it->second);
+      auto it = out_.decided_.operandLayouts.find({op, i});
+      if (it != out_.decided_.operandLayouts.end()) need(op->operand(i), it->second);
     }
   }
 
@@ -794,9 +794,9 @@ class LayoutAssigner {
     const ir::Operation* def = v->definingOp();
     if (!cheap(v)) {
       if (!recomputable(v)) return;  // computed where it stands; its operands are already needed
-      if (sameLayout(l, out_.home_.at(v))) return needOperandsOf(def);
+      if (sameLayout(l, out_.decided_.home.at(v))) return needOperandsOf(def);
       if (!worthRecomputingIn(v, l)) return needOperandsOf(def);  // converted from the home, which must exist
-      out_.recomputed_.push_back({v, l});
+      out_.decided_.recomputed.push_back({v, l});
     }
     for (size_t i = 0; i < def->numOperands(); ++i)
       need(def->operand(i), LayoutAssignment::rematerializedOperandLayout(*def, i, l));
@@ -808,22 +808,22 @@ class LayoutAssigner {
         return;  // computed on demand
       needOperandsOf(op);
     });
-    for (const ir::Value* v : out_.definitionOrder_) {
-      if (cheap(v) || !out_.home_.at(v)) continue;
-      const LayoutPtr& home = out_.home_.at(v);
+    for (const ir::Value* v : out_.decided_.definitionOrder) {
+      if (cheap(v) || !out_.decided_.home.at(v)) continue;
+      const LayoutPtr& home = out_.decided_.home.at(v);
       const std::vector<LayoutPtr>& req = requested_[v];
       bool homeRead = !recomputable(v);
       for (const LayoutPtr& l : req) homeRead |= sameLayout(l, home) || !out_.isRecomputedIn(v, l);
-      std::vector<LayoutPtr>& out = out_.layouts_[v];
+      std::vector<LayoutPtr>& out = out_.decided_.layouts[v];
       if (homeRead)
         out.push_back(home);
       else
-        out_.homeSkipped_.insert(v);
+        out_.decided_.homeSkipped.insert(v);
       for (const LayoutPtr& l : req)
         if (!sameLayout(l, home)) out.push_back(l);
     }
     for (auto& [v, req] : requested_)
-      if (cheap(v)) out_.layouts_[v] = req;
+      if (cheap(v)) out_.decided_.layouts[v] = req;
   }
 
   std::unordered_map<const ir::Value*, std::vector<LayoutPtr>> requested_;
@@ -849,36 +849,30 @@ LayoutAssignment::LayoutAssignment(const ir::Function& fn, const analysis::AxisI
   }
   if (moved.empty()) return;
   // Once more with those pointers carried where they are read.
-  remat_.clear();
-  home_.clear();
-  layouts_.clear();
-  operandLayouts_.clear();
-  definitionOrder_.clear();
-  recomputed_.clear();
-  homeSkipped_.clear();
+  decided_ = {};
   LayoutAssigner(*this, fn, axis, std::move(moved)).run();
 }
 
 LayoutAssignment::~LayoutAssignment() = default;
 LayoutAssignment::LayoutAssignment(LayoutAssignment&&) noexcept = default;
 
-bool LayoutAssignment::isRematerializable(const ir::Value* v) const { return remat_.count(v) > 0; }
+bool LayoutAssignment::isRematerializable(const ir::Value* v) const { return decided_.remat.count(v) > 0; }
 
 LayoutPtr LayoutAssignment::home(const ir::Value* v) const {
-  if (remat_.count(v)) return nullptr;
-  auto it = home_.find(v);
-  return it == home_.end() ? nullptr : it->second;
+  if (decided_.remat.count(v)) return nullptr;
+  auto it = decided_.home.find(v);
+  return it == decided_.home.end() ? nullptr : it->second;
 }
 
 const std::vector<LayoutPtr>& LayoutAssignment::layoutsOf(const ir::Value* v) const {
   static const std::vector<LayoutPtr> none;
-  auto it = layouts_.find(v);
-  return it == layouts_.end() ? none : it->second;
+  auto it = decided_.layouts.find(v);
+  return it == decided_.layouts.end() ? none : it->second;
 }
 
 LayoutPtr LayoutAssignment::operandLayout(const ir::Operation* op, size_t i) const {
-  auto it = operandLayouts_.find({op, i});
-  return it == operandLayouts_.end() ? nullptr : it->second;
+  auto it = decided_.operandLayouts.find({op, i});
+  return it == decided_.operandLayouts.end() ? nullptr : it->second;
 }
 
 LayoutPtr LayoutAssignment::rematerializedOperandLayout(const ir::Operation& op, size_t i,
@@ -906,8 +900,8 @@ LayoutPtr LayoutAssignment::defaultLayout(const std::vector<int64_t>& shape) con
 
 std::vector<LayoutAssignment::Conversion> LayoutAssignment::conversions() const {
   std::vector<Conversion> out;
-  for (const ir::Value* v : definitionOrder_) {
-    if (remat_.count(v) || homeSkipped_.count(v)) continue;
+  for (const ir::Value* v : decided_.definitionOrder) {
+    if (decided_.remat.count(v) || decided_.homeSkipped.count(v)) continue;
     const std::vector<LayoutPtr>& ls = layoutsOf(v);
     for (size_t i = 1; i < ls.size(); ++i)
       if (!isRecomputedIn(v, ls[i])) out.push_back({v, ls[0], ls[i]});
@@ -916,13 +910,13 @@ std::vector<LayoutAssignment::Conversion> LayoutAssignment::conversions() const 
 }
 
 bool LayoutAssignment::isRecomputedIn(const ir::Value* v, const LayoutPtr& l) const {
-  for (const auto& [value, layout] : recomputed_)
+  for (const auto& [value, layout] : decided_.recomputed)
     if (value == v && sameLayout(layout, l)) return true;
   return false;
 }
 
 bool LayoutAssignment::homeMaterialized(const ir::Value* v) const {
-  return home(v) && !homeSkipped_.count(v);
+  return home(v) && !decided_.homeSkipped.count(v);
 }
 
 }  // namespace tmetal::layout

@@ -96,13 +96,17 @@ class LayoutAssignment {
  private:
   friend class LayoutAssigner;
   LayoutOptions options_;
-  std::unordered_set<const ir::Value*> remat_;
-  std::unordered_map<const ir::Value*, LayoutPtr> home_;
-  std::unordered_map<const ir::Value*, std::vector<LayoutPtr>> layouts_;
-  std::map<std::pair<const ir::Operation*, size_t>, LayoutPtr> operandLayouts_;
-  std::vector<const ir::Value*> definitionOrder_;
-  std::vector<std::pair<const ir::Value*, LayoutPtr>> recomputed_;
-  std::unordered_set<const ir::Value*> homeSkipped_;
+  // What one run of the assigner decides; a second run starts from none of it.
+  struct Decisions {
+    std::unordered_set<const ir::Value*> remat;
+    std::unordered_map<const ir::Value*, LayoutPtr> home;
+    std::unordered_map<const ir::Value*, std::vector<LayoutPtr>> layouts;
+    std::map<std::pair<const ir::Operation*, size_t>, LayoutPtr> operandLayouts;
+    std::vector<const ir::Value*> definitionOrder;
+    std::vector<std::pair<const ir::Value*, LayoutPtr>> recomputed;
+    std::unordered_set<const ir::Value*> homeSkipped;
+  };
+  Decisions decided_;
   mutable std::map<std::vector<int64_t>, LayoutPtr> defaults_;
 };
 
