@@ -137,6 +137,8 @@ class CEmitter {
   // The line before a loop that asks the target's compiler to unroll it
   // `count` times (with a remainder for trip counts known only at run time).
   virtual std::string loopUnrollHint(int count) const = 0;
+  // The line before a loop of a known trip count that asks for it unrolled whole.
+  virtual std::string fullUnrollHint() const = 0;
   // A vector of `width` elements read from / written to `ptr` (aligned).
   virtual std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const = 0;
   virtual std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,

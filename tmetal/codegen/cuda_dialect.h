@@ -100,6 +100,7 @@ class CudaDialect : public CEmitter {
   std::string releaseFence() const override { return "asm volatile(\"fence.release.gpu;\" ::: \"memory\");"; }
   std::string acquireFence() const override { return "asm volatile(\"fence.acquire.gpu;\" ::: \"memory\");"; }
   std::string loopUnrollHint(int count) const override { return "#pragma unroll " + std::to_string(count); }
+  std::string fullUnrollHint() const override { return "#pragma unroll"; }
   std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
   std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
                           const std::vector<std::string>& components) const override;

@@ -126,12 +126,17 @@ std::string KernelLowering::declaration(const ir::Type& element, const std::stri
   return typeOf(element) + " " + name + (n == 1 ? "" : "[" + std::to_string(n) + "]");
 }
 
+std::string KernelLowering::registerLoop(const std::string& var, int64_t n) {
+  body_.line(dialect_.fullUnrollHint());
+  return "for (int " + var + " = 0; " + var + " < " + std::to_string(n) + "; ++" + var + ")";
+}
+
 void KernelLowering::forEachRegister(int64_t n,
                                      const std::function<std::optional<std::string>(const std::string&)>& symbolic,
                                      const std::function<std::string(int64_t)>& concrete) {
   if (n > 1) {
     if (std::optional<std::string> s = symbolic("r")) {
-      body_.line("for (int r = 0; r < " + std::to_string(n) + "; ++r) " + *s);
+      body_.line(registerLoop("r", n) + " " + *s);
       return;
     }
   }

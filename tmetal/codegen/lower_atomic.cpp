@@ -141,7 +141,7 @@ void KernelLowering::lowerAtomicUpdates(const ir::Operation& op, const std::stri
   RegisterTensor out = RegisterTensor::array(l, v->type().shape(), element, name, n);
   std::string zero = zeroOf(element);
   body_.line(declaration(element, name, n) + (n == 1 ? " = " + zero + ";" : ";"));
-  if (n > 1) body_.line("for (int r = 0; r < " + std::to_string(n) + "; ++r) " + name + "[r] = " + zero + ";");
+  if (n > 1) body_.line(registerLoop("r", n) + " " + name + "[r] = " + zero + ";");
   std::string owner = ownerCondition(map);
   if (!owner.empty()) body_.open("if (" + owner + ")");
   if (!fenceBefore.empty()) body_.line(fenceBefore);

@@ -69,7 +69,7 @@ bool KernelLowering::joinInRegisters(const ir::Operation& op) {
   body_.line(declaration(v->type().element(), name, pairs.numRegisters()) + ";");
   std::optional<std::string> fromA = a.at("q"), fromB = b.at("q");
   if (interleaved(*source) && fromA && fromB && !out.arrayName.empty()) {
-    body_.line("for (int q = 0; q < " + std::to_string(a.size()) + "; ++q) {");
+    body_.line(registerLoop("q", a.size()) + " {");
     body_.line("  " + out.arrayName + "[2 * q] = " + *fromA + ";");
     body_.line("  " + out.arrayName + "[2 * q + 1] = " + *fromB + ";");
     body_.line("}");
@@ -100,7 +100,7 @@ bool KernelLowering::splitInRegisters(const ir::Operation& op) {
   }
   std::optional<std::string> even = in.at("2 * q"), odd = in.at("2 * q + 1");
   if (interleaved(*source) && even && odd && !outs[0].arrayName.empty() && !outs[1].arrayName.empty()) {
-    body_.line("for (int q = 0; q < " + std::to_string(halves.numRegisters()) + "; ++q) {");
+    body_.line(registerLoop("q", halves.numRegisters()) + " {");
     body_.line("  " + outs[0].arrayName + "[q] = " + *even + ";");
     body_.line("  " + outs[1].arrayName + "[q] = " + *odd + ";");
     body_.line("}");

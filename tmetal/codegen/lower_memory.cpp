@@ -220,7 +220,7 @@ void KernelLowering::loadRegisters(const ir::Operation& op, const RegisterTensor
   bool symbolic = ptr.at("g").has_value() && (!mask || mask->at("g")) && (!other || other->at("g"));
   if (symbolic && groups > 1 && !only) {
     std::string w = std::to_string(width);
-    body_.open("for (int g = 0; g < " + std::to_string(groups) + "; ++g)");
+    body_.open(registerLoop("g", groups));
     emitGroup([&](const RegisterTensor& t, int k) { return *t.at(w + " * g" + (k ? " + " + std::to_string(k) : "")); },
               false);
     body_.close();
@@ -301,7 +301,7 @@ void KernelLowering::storeRegisters(const ir::Operation& op, const RegisterTenso
     bool symbolic = ptr.at("g") && value.at("g") && (!mask || mask->at("g"));
     if (symbolic && groups > 1 && !only) {
       std::string w = std::to_string(width);
-      body_.open("for (int g = 0; g < " + std::to_string(groups) + "; ++g)");
+      body_.open(registerLoop("g", groups));
       emitGroup([&](const RegisterTensor& t, int k) {
         return *t.at(w + " * g" + (k ? " + " + std::to_string(k) : ""));
       });

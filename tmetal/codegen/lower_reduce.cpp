@@ -90,7 +90,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
   };
   if (affine) {
     std::string qi = q > 1 ? "q" : "0";
-    if (q > 1) body_.open("for (int q = 0; q < " + std::to_string(q) + "; ++q)");
+    if (q > 1) body_.open(registerLoop("q", q));
     std::string first = q > 1 ? scaled("q", stepQ) : "0";
     for (size_t i = 0; i < numOperands; ++i) body_.line(initialize(i, qi, *in[i]->at(first)));
     if (j > 1) {
@@ -132,7 +132,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
       for (const std::string& s : lines) body_.line(s);
       return;
     }
-    std::string head = "for (int q = 0; q < " + std::to_string(q) + "; ++q)";
+    std::string head = registerLoop("q", q);
     if (lines.size() == 1) {
       body_.line(head + " " + lines[0]);
       return;

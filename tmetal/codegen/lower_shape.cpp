@@ -33,7 +33,7 @@ RegisterTensor KernelLowering::makeRangeIn(const ir::Operation& op, const Layout
                                                    : "(r / " + std::to_string(block) + ") * " + std::to_string(tile) +
                                                          " + r % " + std::to_string(block);
   body_.line("int " + name + "[" + std::to_string(n) + "];");
-  body_.line("for (int r = 0; r < " + std::to_string(n) + "; ++r) " + name + "[r] = " +
+  body_.line(registerLoop("r", n) + " " + name + "[r] = " +
              (base == "0" ? step : base + " + " + step) + ";");
   return out;
 }

@@ -73,6 +73,7 @@ class MslDialect : public CEmitter {
   std::string loopUnrollHint(int count) const override {
     return "#pragma clang loop unroll_count(" + std::to_string(count) + ")";
   }
+  std::string fullUnrollHint() const override { return "#pragma clang loop unroll(full)"; }
   std::string vectorLoad(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space) const override;
   std::string vectorStore(const std::string& ptr, const std::string& vectorTypeName, AddressSpace space,
                           const std::vector<std::string>& components) const override;

@@ -39,18 +39,25 @@ kernel void col_reduce_loop_kernel(device float* x_ptr [[buffer(0)]],
   float largest_7 = -INFINITY;
   for (int start = 0; start < n_rows; start += 64) {
     int rows[16];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 16; ++r) rows[r] = L0_o0 + r * 4;
     int rows_9[16];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 16; ++r) rows_9[r] = start + rows[r];
     bool mask_11[16];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 16; ++r) mask_11[r] = rows_9[r] < n_rows;
     bool mask_15[16];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 16; ++r) mask_15[r] = mask_11[r] & col_mask_4;
     int tile_16[16];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 16; ++r) tile_16[r] = rows_9[r] * n_cols;
     int tile_22_offsets[16];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 16; ++r) tile_22_offsets[r] = tile_16[r] + cols_3;
     float tile_23[16];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 16; ++r) tile_23[r] = mask_15[r] ? x_ptr[tile_22_offsets[r]] : 0.0f;
     // 'tt.reduce' along axis 0 at tests/kernels/reductions.py:454:24: 16 registers per thread
     float total_24 = tile_23[0];
@@ -62,6 +69,7 @@ kernel void col_reduce_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int w = 1; w < 4; ++w) total_24 = total_24 + total_24_partials[w * 32 + L0_o1];
     float total_25 = total_6 + total_24;
     float largest_26[16];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 16; ++r) largest_26[r] = mask_15[r] ? tile_23[r] : -INFINITY;
     // 'tt.reduce' along axis 0 at tests/kernels/reductions.py:455:45: 16 registers per thread
     float largest_27 = largest_26[0];

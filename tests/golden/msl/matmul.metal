@@ -61,36 +61,49 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
   int pid_n = int(pid.y);
   int offs_m = pid_m * 32;
   int offs_m_2[8];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 8; ++r) offs_m_2[r] = L0_o0 + r * 4;
   int offs_m_2_0 = L0_o1;
   int offs_m_2_1[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) offs_m_2_1[r] = L1_o0 + r * 8;
   int offs_m_2_2[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) offs_m_2_2[r] = L2_o0 + r * 16;
   int offs_m_4[8];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 8; ++r) offs_m_4[r] = offs_m + offs_m_2[r];
   int offs_m_4_0[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) offs_m_4_0[r] = offs_m + offs_m_2_2[r];
   int offs_n = pid_n * 16;
   int offs_n_5 = L1_o1;
   int offs_n_5_0[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) offs_n_5_0[r] = L2_o1 + r;
   int offs_n_7 = offs_n + offs_n_5;
   int offs_n_7_0[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) offs_n_7_0[r] = offs_n + offs_n_5_0[r];
   int a_ptrs_9[8];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 8; ++r) a_ptrs_9[r] = offs_m_4[r] * stride_am;
   int a_ptrs_15_offsets[8];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 8; ++r) a_ptrs_15_offsets[r] = a_ptrs_9[r] + offs_m_2_0;
   int b_ptrs_17[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) b_ptrs_17[r] = offs_m_2_1[r] * stride_bk;
   int b_ptrs_23_offsets[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) b_ptrs_23_offsets[r] = b_ptrs_17[r] + offs_n_7;
   int t = K + 31;
   int t0 = t / 32;
   device half* a_ptrs_30[8];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 8; ++r) a_ptrs_30[r] = &a_ptr[a_ptrs_15_offsets[r]];
   device half* b_ptrs_31[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) b_ptrs_31[r] = &b_ptr[b_ptrs_23_offsets[r]];
   // the accumulator acc_32 in the tiles of 'tt.dot' 32x16x32 at tests/kernels/linalg.py:33:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; from here to the end of the loop
   int dot_trip = 0;
@@ -110,50 +123,70 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     int k_remaining = 0 * 32;
     int k_remaining_33 = K - k_remaining;
     bool a_34[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_34[r] = offs_m_4[r] < M;
     bool a_36 = offs_m_2_0 < k_remaining_33;
     bool a_39[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_39[r] = a_34[r] & a_36;
     half a_40_1[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_40_1[r] = a_39[r] ? *a_ptrs_30[r] : half(0.0f);
     bool b_41[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_41[r] = offs_m_2_1[r] < k_remaining_33;
     bool b_43 = offs_n_7 < N;
     bool b_46[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_46[r] = b_41[r] & b_43;
     half b_47_1[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_47_1[r] = b_46[r] ? *b_ptrs_31[r] : half(0.0f);
     device half* a_ptrs_49[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_ptrs_49[r] = a_ptrs_30[r] + 32;
     int b_ptrs_50 = stride_bk * 32;
     device half* b_ptrs_52[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_ptrs_52[r] = b_ptrs_31[r] + b_ptrs_50;
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_40[r] = a_40_1[r];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_47[r] = b_47_1[r];
     int k0_second = 0 + 1;
     if (k0_second < t0) {
       int k_remaining0 = k0_second * 32;
       int k_remaining_33_0 = K - k_remaining0;
       bool a_34_0[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_34_0[r] = offs_m_4[r] < M;
       bool a_36_0 = offs_m_2_0 < k_remaining_33_0;
       bool a_39_0[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_39_0[r] = a_34_0[r] & a_36_0;
       half a_40_2[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_40_2[r] = a_39_0[r] ? *a_ptrs_49[r] : half(0.0f);
       bool b_41_0[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_41_0[r] = offs_m_2_1[r] < k_remaining_33_0;
       bool b_43_0 = offs_n_7 < N;
       bool b_46_0[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_46_0[r] = b_41_0[r] & b_43_0;
       half b_47_2[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_47_2[r] = b_46_0[r] ? *b_ptrs_52[r] : half(0.0f);
       device half* a_ptrs_49_0[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_ptrs_49_0[r] = a_ptrs_49[r] + 32;
       int b_ptrs_50_0 = stride_bk * 32;
       device half* b_ptrs_52_0[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_ptrs_52_0[r] = b_ptrs_52[r] + b_ptrs_50_0;
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_40_0[r] = a_40_2[r];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_47_0[r] = b_47_2[r];
     }
   }
@@ -161,63 +194,87 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
     int k_remaining1 = k0 * 32;
     int k_remaining_33_1 = K - k_remaining1;
     bool a_34_1[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_34_1[r] = offs_m_4[r] < M;
     bool a_36_1 = offs_m_2_0 < k_remaining_33_1;
     bool a_39_1[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_39_1[r] = a_34_1[r] & a_36_1;
     half a_40_3[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_40_3[r] = a_40[r];
     bool b_41_1[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_41_1[r] = offs_m_2_1[r] < k_remaining_33_1;
     bool b_43_1 = offs_n_7 < N;
     bool b_46_1[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_46_1[r] = b_41_1[r] & b_43_1;
     half b_47_3[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_47_3[r] = b_47[r];
     device half* a_ptrs_49_1[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_ptrs_49_1[r] = a_ptrs_30[r] + 32;
     int b_ptrs_50_1 = stride_bk * 32;
     device half* b_ptrs_52_1[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_ptrs_52_1[r] = b_ptrs_31[r] + b_ptrs_50_1;
     int k0_next = k0 + 1;
     // 'tt.dot' 32x16x32 at tests/kernels/linalg.py:33:27: 8x8 SIMD-group matrices, 2x2 SIMD groups of 2x1 tiles; the accumulator stays in the tiles
     threadgroup half* dot_ab = reinterpret_cast<threadgroup half*>(tg_dot_ab + dot_trip * 2048);
     int dot_ab_at = L0_o1 + L0_o0 * 32;
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) dot_ab[(dot_ab_at + r * 128) + (dot_ab_at + r * 128) / 32 * 8] = a_40_3[r];
     int dot_ab_at0 = L1_o1 + L1_o0 * 16;
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) dot_ab[1280 + (dot_ab_at0 + r * 128) + (dot_ab_at0 + r * 128) / 16 * 8] = b_47_3[r];
     threadgroup_barrier(mem_flags::mem_threadgroup);
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_40[r] = a_40_0[r];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_47[r] = b_47_0[r];
     int k0_after = k0_next + 1;
     if (k0_after < t0) {
       device half* a_ptrs_49_2[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_ptrs_49_2[r] = a_ptrs_49_1[r] + 32;
       int b_ptrs_50_2 = stride_bk * 32;
       device half* b_ptrs_52_2[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_ptrs_52_2[r] = b_ptrs_52_1[r] + b_ptrs_50_2;
       int k_remaining2 = k0_after * 32;
       int k_remaining_33_2 = K - k_remaining2;
       bool a_34_2[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_34_2[r] = offs_m_4[r] < M;
       bool a_36_2 = offs_m_2_0 < k_remaining_33_2;
       bool a_39_2[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_39_2[r] = a_34_2[r] & a_36_2;
       half a_40_4[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_40_4[r] = a_39_2[r] ? *a_ptrs_49_2[r] : half(0.0f);
       bool b_41_2[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_41_2[r] = offs_m_2_1[r] < k_remaining_33_2;
       bool b_43_2 = offs_n_7 < N;
       bool b_46_2[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_46_2[r] = b_41_2[r] & b_43_2;
       half b_47_4[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_47_4[r] = b_46_2[r] ? *b_ptrs_52_2[r] : half(0.0f);
       device half* a_ptrs_49_3[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_ptrs_49_3[r] = a_ptrs_49_2[r] + 32;
       int b_ptrs_50_3 = stride_bk * 32;
       device half* b_ptrs_52_3[4];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_ptrs_52_3[r] = b_ptrs_52_2[r] + b_ptrs_50_3;
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) a_40_0[r] = a_40_4[r];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 4; ++r) b_47_0[r] = b_47_4[r];
     }
     for (int kk0 = 0; kk0 < 32; kk0 += 8) {
@@ -237,21 +294,29 @@ kernel void matmul_kernel(device half* a_ptr [[buffer(0)]],
       }
     }
     dot_trip ^= 1;
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) a_ptrs_30[r] = a_ptrs_49_1[r];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) b_ptrs_31[r] = b_ptrs_52_1[r];
   }
   float t3[4];
   tmetal_matrix_to_registers(dot_c_tiles[0], t3[0], t3[1], lane);
   tmetal_matrix_to_registers(dot_c_tiles[1], t3[2], t3[3], lane);
   int c_ptrs_25[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) c_ptrs_25[r] = offs_m_4_0[r] * stride_cm;
   int c_ptrs_29_offsets[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) c_ptrs_29_offsets[r] = c_ptrs_25[r / 2] + offs_n_7_0[r % 2];
   bool cond[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) cond[r] = offs_m_4_0[r] < M;
   bool cond0[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) cond0[r] = offs_n_7_0[r] < N;
   bool t4[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) t4[r] = cond[r / 2] & cond0[r % 2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) if (t4[r]) c_ptr[c_ptrs_29_offsets[r]] = t3[r];
 }

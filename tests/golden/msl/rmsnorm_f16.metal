@@ -36,14 +36,18 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   int rows_0 = L0_o0;
   int rows_2 = rows + rows_0;
   int cols[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) cols[r] = L0_o1 + r;
   bool mask_4 = rows_2 < n_rows;
   bool mask_7[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) mask_7[r] = cols[r] < n_cols;
   bool mask_10[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) mask_10[r] = mask_4 & mask_7[r];
   int offsets_11 = rows_2 * n_cols;
   int offsets_14[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) offsets_14[r] = offsets_11 + cols[r];
   half x_17[4];
   {
@@ -55,8 +59,10 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
     x_17[3] = as_type<half2>(vec.y).y;
   }
   float x_18[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) x_18[r] = float(x_17[r]);
   float mean_square[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) mean_square[r] = x_18[r] * x_18[r];
   // 'tt.reduce' along axis 1 at tests/kernels/norms.py:159:25: 4 registers per thread
   float mean_square_19 = mean_square[0];
@@ -67,6 +73,7 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   float inv_rms_23 = mean_square_22 + eps;
   float inv_rms_24 = precise::rsqrt(inv_rms_23);
   bool w_26[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) w_26[r] = cols[r] < n_cols;
   half w_29[4];
   {
@@ -78,12 +85,16 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
     w_29[3] = as_type<half2>(vec.y).y;
   }
   float w_30[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) w_30[r] = float(w_29[r]);
   float y_32[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) y_32[r] = x_18[r] * inv_rms_24;
   float y_35[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) y_35[r] = y_32[r] * w_30[r];
   half t[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) t[r] = half(y_35[r]);
   if (mask_10[0]) *reinterpret_cast<device int2*>(&out_ptr[offsets_14[0]]) = int2(as_type<int>(half2(t[0], t[1])), as_type<int>(half2(t[2], t[3])));
 }

@@ -28,168 +28,242 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
   int pid0 = int(pid.x);
   int rows = pid0 * 8;
   int rows_0[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) rows_0[r] = L0_o0 + r * 4;
   int rows_2[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) rows_2[r] = rows + rows_0[r];
   float acc_3[8];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 8; ++r) acc_3[r] = 0.0f;
   int start_trips = n_cols > 0 ? (n_cols - 1) / 128 + 1 : 0;
   int start_main_end = start_trips / 4 * (4 * 128);
   for (int start = 0; start < start_main_end; start += 4 * 128) {
     int cols[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols[r] = L0_o1 + r * 32;
     int cols_5[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols_5[r] = start + cols[r];
     bool mask_7[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) mask_7[r] = rows_2[r] < n_rows;
     bool mask_10[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) mask_10[r] = cols_5[r] < n_cols;
     bool mask_13[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) mask_13[r] = mask_7[r / 4] & mask_10[r % 4];
     int acc_15[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) acc_15[r] = rows_2[r] * stride_row;
     int acc_20_offsets[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_20_offsets[r] = acc_15[r / 4] + cols_5[r % 4];
     float acc_21[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_21[r] = mask_13[r] ? x_ptr[acc_20_offsets[r]] : 0.0f;
     int start0 = start + 1 * 128;
     int cols0[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols0[r] = L0_o1 + r * 32;
     int cols_5_0[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols_5_0[r] = start0 + cols0[r];
     bool mask_7_0[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) mask_7_0[r] = rows_2[r] < n_rows;
     bool mask_10_0[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) mask_10_0[r] = cols_5_0[r] < n_cols;
     bool mask_13_0[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) mask_13_0[r] = mask_7_0[r / 4] & mask_10_0[r % 4];
     int acc_15_0[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) acc_15_0[r] = rows_2[r] * stride_row;
     int acc_20_0_offsets[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_20_0_offsets[r] = acc_15_0[r / 4] + cols_5_0[r % 4];
     float acc_21_0[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_21_0[r] = mask_13_0[r] ? x_ptr[acc_20_0_offsets[r]] : 0.0f;
     int start1 = start + 2 * 128;
     int cols1[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols1[r] = L0_o1 + r * 32;
     int cols_5_1[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols_5_1[r] = start1 + cols1[r];
     bool mask_7_1[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) mask_7_1[r] = rows_2[r] < n_rows;
     bool mask_10_1[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) mask_10_1[r] = cols_5_1[r] < n_cols;
     bool mask_13_1[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) mask_13_1[r] = mask_7_1[r / 4] & mask_10_1[r % 4];
     int acc_15_1[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) acc_15_1[r] = rows_2[r] * stride_row;
     int acc_20_1_offsets[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_20_1_offsets[r] = acc_15_1[r / 4] + cols_5_1[r % 4];
     float acc_21_1[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_21_1[r] = mask_13_1[r] ? x_ptr[acc_20_1_offsets[r]] : 0.0f;
     int start2 = start + 3 * 128;
     int cols2[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols2[r] = L0_o1 + r * 32;
     int cols_5_2[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols_5_2[r] = start2 + cols2[r];
     bool mask_7_2[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) mask_7_2[r] = rows_2[r] < n_rows;
     bool mask_10_2[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) mask_10_2[r] = cols_5_2[r] < n_cols;
     bool mask_13_2[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) mask_13_2[r] = mask_7_2[r / 4] & mask_10_2[r % 4];
     int acc_15_2[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) acc_15_2[r] = rows_2[r] * stride_row;
     int acc_20_2_offsets[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_20_2_offsets[r] = acc_15_2[r / 4] + cols_5_2[r % 4];
     float acc_21_2[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_21_2[r] = mask_13_2[r] ? x_ptr[acc_20_2_offsets[r]] : 0.0f;
     float acc_22[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_22[r] = acc_3[r] + acc_21[r];
     float acc_22_0[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_22_0[r] = acc_22[r] + acc_21_0[r];
     float acc_22_1[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_22_1[r] = acc_22_0[r] + acc_21_1[r];
     float acc_22_2[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_22_2[r] = acc_22_1[r] + acc_21_2[r];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_2[r];
   }
   int start3_left = start_trips % 4;
   if (start3_left > 0) {
     int start4_0 = start_main_end;
     int cols3[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols3[r] = L0_o1 + r * 32;
     int cols_5_3[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols_5_3[r] = start4_0 + cols3[r];
     bool mask_7_3[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) mask_7_3[r] = rows_2[r] < n_rows;
     bool mask_10_3[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) mask_10_3[r] = cols_5_3[r] < n_cols;
     bool mask_13_3[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) mask_13_3[r] = mask_7_3[r / 4] & mask_10_3[r % 4];
     int acc_15_3[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) acc_15_3[r] = rows_2[r] * stride_row;
     int acc_20_3_offsets[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_20_3_offsets[r] = acc_15_3[r / 4] + cols_5_3[r % 4];
     float acc_21_3[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_21_3[r] = mask_13_3[r] ? x_ptr[acc_20_3_offsets[r]] : 0.0f;
     int start5_0 = start3_left > 1 ? start_main_end + 1 * 128 : start4_0;
     int cols4[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols4[r] = L0_o1 + r * 32;
     int cols_5_4[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols_5_4[r] = start5_0 + cols4[r];
     bool mask_7_4[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) mask_7_4[r] = rows_2[r] < n_rows;
     bool mask_10_4[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) mask_10_4[r] = cols_5_4[r] < n_cols;
     bool mask_13_4[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) mask_13_4[r] = mask_7_4[r / 4] & mask_10_4[r % 4];
     int acc_15_4[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) acc_15_4[r] = rows_2[r] * stride_row;
     int acc_20_4_offsets[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_20_4_offsets[r] = acc_15_4[r / 4] + cols_5_4[r % 4];
     float acc_21_4[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_21_4[r] = mask_13_4[r] ? x_ptr[acc_20_4_offsets[r]] : 0.0f;
     int start6_0 = start3_left > 2 ? start_main_end + 2 * 128 : start5_0;
     int cols5[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols5[r] = L0_o1 + r * 32;
     int cols_5_5[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) cols_5_5[r] = start6_0 + cols5[r];
     bool mask_7_5[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) mask_7_5[r] = rows_2[r] < n_rows;
     bool mask_10_5[4];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 4; ++r) mask_10_5[r] = cols_5_5[r] < n_cols;
     bool mask_13_5[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) mask_13_5[r] = mask_7_5[r / 4] & mask_10_5[r % 4];
     int acc_15_5[2];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) acc_15_5[r] = rows_2[r] * stride_row;
     int acc_20_5_offsets[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_20_5_offsets[r] = acc_15_5[r / 4] + cols_5_5[r % 4];
     float acc_21_5[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_21_5[r] = mask_13_5[r] ? x_ptr[acc_20_5_offsets[r]] : 0.0f;
     float acc_22_3[8];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_22_3[r] = acc_3[r] + acc_21_3[r];
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_3[r];
     if (start3_left > 1) {
       float acc_22_4[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) acc_22_4[r] = acc_3[r] + acc_21_4[r];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_4[r];
     }
     if (start3_left > 2) {
       float acc_22_5[8];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) acc_22_5[r] = acc_3[r] + acc_21_5[r];
+      #pragma clang loop unroll(full)
       for (int r = 0; r < 8; ++r) acc_3[r] = acc_22_5[r];
     }
   }
   bool cond[2];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 2; ++r) cond[r] = rows_2[r] < n_rows;
   // 'tt.reduce' along axis 1 at tests/kernels/reductions.py:404:36: 4 registers per thread
   float red[2];
+  #pragma clang loop unroll(full)
   for (int q = 0; q < 2; ++q) {
     red[q] = acc_3[4 * q];
     for (int k = 1; k < 4; ++k) red[q] = red[q] + acc_3[4 * q + k];
   }
+  #pragma clang loop unroll(full)
   for (int q = 0; q < 2; ++q) red[q] = simd_sum(red[q]);
   if (L0_o1 == 0) {
+    #pragma clang loop unroll(full)
     for (int r = 0; r < 2; ++r) if (cond[r]) out_ptr[rows_2[r]] = red[r];
   }
 }

@@ -28,12 +28,15 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
 
   int row = int(pid.x);
   int cols[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) cols[r] = L0_o0 + r * 128;
   bool mask_0[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) mask_0[r] = cols[r] < n_cols;
   int x_1 = row * in_row_stride;
   device float* x_2 = x_ptr + x_1;
   float x_5[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) x_5[r] = mask_0[r] ? x_2[cols[r]] : -INFINITY;
   // 'tt.reduce' along axis 0 at tests/kernels/norms.py:19:25: 4 registers per thread
   float shifted = x_5[0];
@@ -49,8 +52,10 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
     shifted = fmax(shifted, shifted_other);
   }
   float shifted_7[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) shifted_7[r] = x_5[r] - shifted;
   float numerator[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) numerator[r] = precise::exp2((shifted_7[r]) * 1.442695f);
   // 'tt.reduce' along axis 0 at tests/kernels/norms.py:21:25: 4 registers per thread
   float denominator = numerator[0];
@@ -68,6 +73,8 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
   int t = row * out_row_stride;
   device float* ptrs = out_ptr + t;
   float t0[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) t0[r] = numerator[r] / denominator;
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) if (mask_0[r]) ptrs[cols[r]] = t0[r];
 }

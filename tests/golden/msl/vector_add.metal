@@ -22,16 +22,23 @@ kernel void add_kernel(device float* x_ptr [[buffer(0)]],
   int pid0 = int(pid.x);
   int offsets = pid0 * 256;
   int offsets_0[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) offsets_0[r] = L0_o0 + r;
   int offsets_2[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) offsets_2[r] = offsets + offsets_0[r];
   bool mask_3[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) mask_3[r] = offsets_2[r] < n_elements;
   float x_5[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) x_5[r] = mask_3[r] ? x_ptr[offsets_2[r]] : 0.0f;
   float y_7[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) y_7[r] = mask_3[r] ? y_ptr[offsets_2[r]] : 0.0f;
   float t[4];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) t[r] = x_5[r] + y_7[r];
+  #pragma clang loop unroll(full)
   for (int r = 0; r < 4; ++r) if (mask_3[r]) out_ptr[offsets_2[r]] = t[r];
 }
