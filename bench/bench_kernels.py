@@ -321,6 +321,15 @@ def larger_cases() -> list[BenchConfig]:
                 grid=(cdiv(m, 256), cdiv(c, 128)), constexprs={"BLOCK_M": 256, "BLOCK_N": 128},
                 outputs=("out_ptr", ), num_warps=warps,
                 reference=lambda a: {"out_ptr": np.ascontiguousarray(a["x_ptr"].T)}))
+    # Float16 tiles of 256x256 (128 KB) and 256x128 (64 KB).
+    for (bm, bn), warps in (((256, 256), 4), ((256, 256), 8), ((256, 128), 4)):
+        configs.append(
+            BenchConfig(
+                name=f"big_transpose_f16_tiles{bm}x{bn}_w{warps}_{m}x{c}", kernel=linalg.transpose_kernel,
+                args={"x_ptr": Arr((m, c), "float16"), "out_ptr": Arr((c, m), "float16", "zeros"), "M": m, "N": c},
+                grid=(cdiv(m, bm), cdiv(c, bn)), constexprs={"BLOCK_M": bm, "BLOCK_N": bn},
+                outputs=("out_ptr", ), num_warps=warps,
+                reference=lambda a: {"out_ptr": np.ascontiguousarray(a["x_ptr"].T)}))
     # A matmul as Triton's tutorial tiles it, large enough to be bound by
     # arithmetic rather than by the launch: float16 or bfloat16 in, float32 out.
     size = 2048

@@ -42,7 +42,7 @@ from typing import Any
 
 from . import device_selection, errors
 from ._native import core
-from .driver import TmetalDriver, device_properties
+from .driver import NOMINAL_REGISTERS_PER_THREAD, TmetalDriver, device_properties
 from .launch_plan import LaunchPlan
 
 # Bytes written between benchmark repetitions: more than any NVIDIA L2 (H100: 50 MB).
@@ -118,7 +118,7 @@ class CudaUtils:
         # The program is the "module" too: Triton reloads the binary (and makes
         # a new launcher) on every launch while the module it got is None,
         # which would run NVRTC for every launch.
-        return program, program, 0, 0, max_threads
+        return program, program, NOMINAL_REGISTERS_PER_THREAD, 0, max_threads
 
 
 def _describe(value) -> str:

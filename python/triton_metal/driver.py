@@ -109,13 +109,24 @@ def _driver_class(device: str):
     return MetalDriver
 
 
+# Apple publishes no register counts: neither a core's register file nor a
+# pipeline's registers a thread (Metal reports threads only). tmetal's
+# drivers count occupancy in threads instead: every kernel's `n_regs` is one
+# nominal register a thread and a core's `max_num_regs` is the threads it
+# keeps resident, so that arithmetic written for NVIDIA's figures (Triton's
+# fused-softmax tutorial: max_num_regs // (n_regs * warpSize * num_warps))
+# gives the threadgroups a core holds by their thread count.
+NOMINAL_REGISTERS_PER_THREAD = 1
+
+
 def device_properties(profile: dict) -> dict:
     """What Triton reads from `utils.get_device_properties(device)`, from a
-    hardware profile: threadgroup memory ("shared"), cores, SIMD width."""
+    hardware profile: threadgroup memory ("shared"), cores, SIMD width, and
+    the resident threads a core keeps as its nominal registers."""
     return {
         "max_shared_mem": int(profile["threadgroup_memory_bytes"]),
         "multiprocessor_count": int(profile["gpu_cores"]),
-        "max_num_regs": 0,  # Apple does not publish a register file size
+        "max_num_regs": int(profile["max_resident_threads_per_core"]) * NOMINAL_REGISTERS_PER_THREAD,
         "warpSize": int(profile["simd_width"]),
         "max_threads_per_threadgroup": int(profile["max_threads_per_threadgroup"]),
         "dram_bandwidth_gbs": float(profile["dram_bandwidth_gbs"]),

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import device_selection, errors
 from ._native import core
-from .driver import TmetalDriver, device_properties
+from .driver import NOMINAL_REGISTERS_PER_THREAD, TmetalDriver, device_properties
 from .launch_plan import LaunchPlan
 
 # Bytes written between benchmark repetitions to evict the kernel's data
@@ -52,7 +52,7 @@ class EmulatorUtils:
                                               "cannot run; emulator targets keep MSL as their binary")
             kernel = kernel.decode("utf-8")
         max_threads = int(self.profile["max_threads_per_threadgroup"])
-        return None, MslProgram(name, kernel), 0, 0, max_threads
+        return None, MslProgram(name, kernel), NOMINAL_REGISTERS_PER_THREAD, 0, max_threads
 
 
 class EmulatorLauncher:

@@ -28,7 +28,7 @@ from typing import Any
 
 from . import device_selection, errors
 from ._native import core
-from .driver import TmetalDriver, device_properties
+from .driver import NOMINAL_REGISTERS_PER_THREAD, TmetalDriver, device_properties
 from .launch_plan import LaunchPlan
 
 # How Python numbers reach each scalar dtype of the kernel ABI (arg_casts).
@@ -73,7 +73,8 @@ class MetalUtils:
                 library = torch.mps.compile_shader(source)
             except Exception as e:  # PyTorch raises RuntimeError with Metal's diagnostics
                 raise errors.CompileError(f"Metal rejected the MSL of kernel '{name}': {e}", kernel=name) from e
-        return None, MetalProgram(name, library), 0, 0, int(self.profile["max_threads_per_threadgroup"])
+        return (None, MetalProgram(name, library), NOMINAL_REGISTERS_PER_THREAD, 0,
+                int(self.profile["max_threads_per_threadgroup"]))
 
 
 class MetalLauncher:

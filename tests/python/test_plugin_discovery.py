@@ -10,6 +10,7 @@ from importlib.metadata import entry_points
 
 import pytest
 import triton
+import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler.compiler import make_backend
 
@@ -125,3 +126,42 @@ def test_hardware_profile_follows_tmetal_hardware(monkeypatch):
     assert made.profile_id == "m3-max"
     assert made.get_current_target().arch == "emulator:m3-max"
     assert made.utils.get_device_properties(0)["multiprocessor_count"] == made.hardware_profile["gpu_cores"]
+
+
+@triton.jit
+def persistent_softmax_kernel(out_ptr, in_ptr, n_rows, n_cols, BLOCK: tl.constexpr):
+    # Each program takes every num_programs-th row, as a grid sized from the
+    # device's occupancy runs.
+    cols = tl.arange(0, BLOCK)
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0), num_stages=2):
+        x = tl.load(in_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(out_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+
+def test_occupancy_arithmetic_written_for_nvidia_gives_threadgroups_by_threads(codegen_emulator):
+    # Triton's fused-softmax tutorial sizes a persistent grid as
+    # max_num_regs // (n_regs * warpSize * num_warps) programs a core: with
+    # the nominal registers (driver.NOMINAL_REGISTERS_PER_THREAD) that is the
+    # threadgroups a core keeps resident by thread count, never zero.
+    import numpy as np
+    properties = codegen_emulator.utils.get_device_properties(0)
+    resident = codegen_emulator.hardware_profile["max_resident_threads_per_core"]
+    assert properties["max_num_regs"] == resident > 0
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((300, 100)).astype(np.float32)
+    out = np.zeros_like(x)
+    num_warps = 8
+    kernel = persistent_softmax_kernel.warmup(triton_metal.tensor(out), triton_metal.tensor(x), 300, 100, BLOCK=128,
+                                              num_warps=num_warps, grid=(1, ))
+    kernel._init_handles()
+    assert kernel.n_regs == driver.NOMINAL_REGISTERS_PER_THREAD
+    occupancy = properties["max_num_regs"] // (kernel.n_regs * properties["warpSize"] * num_warps)
+    assert occupancy == resident // (32 * num_warps)
+    assert kernel.metadata.shared > 0  # the row maximum and sum combine 8 SIMD groups
+    occupancy = min(occupancy, properties["max_shared_mem"] // kernel.metadata.shared)
+    programs = min(properties["multiprocessor_count"] * occupancy, 300)
+    assert 0 < programs < 300  # each program takes several rows
+    kernel[(programs, 1, 1)](triton_metal.tensor(out), triton_metal.tensor(x), 300, 100, 128)
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
