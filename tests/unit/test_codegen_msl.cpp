@@ -246,20 +246,29 @@ TEST(CodegenMsl, ATransposedStorePastTheThreadgroupMemoryIsStreamed) {
     EXPECT_EQ(accesses(segments[2 * piece + 1]), std::make_tuple(0u, 0u, 128u, 32u)) << segments[2 * piece + 1];
     EXPECT_NE(segments[2 * piece + 1].find(" >> 13) == " + std::to_string(piece) + ") {"), std::string::npos);
   }
-  // Each vector stored once it and four more are read (the fifth vector's
-  // last read, then the first store), the last four after the piece's reads.
-  EXPECT_NE(segments[1].find("x_cvt[19] = tg_conversion[(((x_cvt_at + 400)) ^ (((((x_cvt_at + 400)) >> 9) & 7) << 2)) & "
+  // With four SIMD groups each vector is stored once it and 12 more are read
+  // (the 13th vector's last read, then the first store), the last 12 after
+  // the piece's reads.
+  EXPECT_NE(segments[1].find("x_cvt[51] = tg_conversion[(((x_cvt_at + 432)) ^ (((((x_cvt_at + 432)) >> 9) & 7) << 2)) & "
                              "8191];\n"
                              "    *reinterpret_cast<device float4*>(&out_ptr[idx[0]]) = float4(x_cvt[0], x_cvt[1], "
                              "x_cvt[2], x_cvt[3]);\n"
-                             "    x_cvt[20] = "),
+                             "    x_cvt[52] = "),
             std::string::npos)
       << segments[1];
   const size_t lastRead = segments[1].rfind("= tg_conversion[");
-  // After the last read: the store its vector lets go, then the four left.
-  EXPECT_EQ(count(segments[1].substr(lastRead), "&out_ptr["), 1u + 4u) << segments[1];
+  // After the last read: the store its vector lets go, then the 12 left.
+  EXPECT_EQ(count(segments[1].substr(lastRead), "&out_ptr["), 1u + 12u) << segments[1];
   ASSERT_EQ(k.metadata.layouts["conversions"].size(), 1u);
   EXPECT_EQ(k.metadata.layouts["conversions"][0]["streamed"], true);
+  // With eight SIMD groups, 4 more.
+  codegen::CompileOptions eight;
+  eight.numWarps = 8;
+  const codegen::CompiledKernel wide = compileText(kTransposeTooBig, eight);
+  const size_t lastWideRead = wide.source.rfind("= tg_conversion[");
+  ASSERT_NE(lastWideRead, std::string::npos) << wide.source;
+  const size_t pieceEnd = wide.source.find("threadgroup_barrier", lastWideRead);
+  EXPECT_EQ(count(wide.source.substr(lastWideRead, pieceEnd - lastWideRead), "&out_ptr["), 1u + 4u) << wide.source;
 }
 
 TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {

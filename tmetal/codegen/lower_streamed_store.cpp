@@ -32,8 +32,14 @@ using layout::LayoutPtr;
 
 namespace {
 
-// Store vectors read ahead of the one stored: see lowerStreamedStore.
-constexpr int64_t kStreamedVectorsAhead = 4;
+// Store vectors read ahead of the one stored (see lowerStreamedStore): with
+// up to four SIMD groups a threadgroup, a thread needs more of its reads in
+// flight than with eight, which have twice the threads to cover for each
+// other. Swept on an H200 over six tile transposes, 2 to 16 ahead
+// (bench/results/2026-11-28-h200-tile-transposes/): every tile with four
+// SIMD groups was fastest at 12 or within 1% of it (8%-17% faster than at
+// 4), both with eight at 2 to 4 (3%-11% slower at 12).
+int64_t streamedVectorsAhead(int simdGroups) { return simdGroups <= 4 ? 12 : 4; }
 
 // Ops that may come between the streamed load and its store: they write no
 // memory and stage nothing of their own.
@@ -158,10 +164,11 @@ void KernelLowering::lowerStreamedStore(const ir::Operation& op) {
     emitDeferredLoads([&](const std::string& reg) { return names.count(reg) > 0; });
   };
   // Each store vector once the last of its registers this piece reads is
-  // read and kStreamedVectorsAhead more vectors after it (so that the
+  // read and streamedVectorsAhead more vectors after it (so that the
   // target compiler has reads in flight without holding the whole piece),
   // the rest after the piece's last read.
   std::deque<std::pair<int64_t, int64_t>> pending;  // read vectors not yet stored: first and last register
+  const int64_t ahead = streamedVectorsAhead(layouts_.numWarps());
   hooks.afterRead = [&, vector = int64_t{storeVector}](const RegisterTensor& read,
                                                         const std::function<bool(int64_t)>& only, int64_t r) {
     auto storeOldest = [&] {
@@ -180,7 +187,7 @@ void KernelLowering::lowerStreamedStore(const ir::Operation& op) {
     for (int64_t later = r + 1; later < first + vector; ++later)
       if (only(later)) return;
     pending.emplace_back(first, r);
-    if (static_cast<int64_t>(pending.size()) > kStreamedVectorsAhead) storeOldest();
+    if (static_cast<int64_t>(pending.size()) > ahead) storeOldest();
   };
   streamed_ = std::move(hooks);
   // The staging is the store's: it happens here, and the error for a tile
