@@ -126,9 +126,9 @@ std::string KernelLowering::declaration(const ir::Type& element, const std::stri
   return typeOf(element) + " " + name + (n == 1 ? "" : "[" + std::to_string(n) + "]");
 }
 
-std::string KernelLowering::registerLoop(const std::string& var, int64_t n) {
+std::string KernelLowering::registerLoop(const std::string& var, int64_t n, int64_t first) {
   body_.line(dialect_.fullUnrollHint());
-  return "for (int " + var + " = 0; " + var + " < " + std::to_string(n) + "; ++" + var + ")";
+  return "for (int " + var + " = " + std::to_string(first) + "; " + var + " < " + std::to_string(n) + "; ++" + var + ")";
 }
 
 void KernelLowering::forEachRegister(int64_t n,

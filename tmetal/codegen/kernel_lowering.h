@@ -106,11 +106,11 @@ class KernelLowering {
   // Declares `name` for n registers (an array, or a scalar when n == 1).
   std::string declaration(const ir::Type& element, const std::string& name, int64_t n) const;
   // Emits the line that asks the target's compiler to unroll the next loop
-  // whole, and gives that loop's head over `var` in [0, n). Loops over a
+  // whole, and gives that loop's head over `var` in [first, n). Loops over a
   // thread's registers are unrolled whole, since only then are the arrays
   // they index registers: NVIDIA's compiler left a loop over 512 registers
   // rolled and every array it wrote in local memory (5440 bytes a thread).
-  std::string registerLoop(const std::string& var, int64_t n);
+  std::string registerLoop(const std::string& var, int64_t n, int64_t first = 0);
   // Emits `stmt(index)` for every register: a loop when every symbolic form
   // exists, else one statement per register (none where `concrete` gives "").
   void forEachRegister(int64_t n, const std::function<std::optional<std::string>(const std::string&)>& symbolic,

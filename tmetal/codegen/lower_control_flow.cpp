@@ -607,8 +607,7 @@ KernelLowering::WaitingLoad KernelLowering::declareWaitingLoad(const ir::Operati
 
 void KernelLowering::moveWaitingLoad(const WaitingLoad& to, const WaitingLoad& from) {
   if (to.perWord == 1) return copyRegisters(to.plain, from.plain);
-  body_.line("for (int w = 0; w < " + std::to_string(to.wordCount) + "; ++w) " + to.words + "[w] = " + from.words +
-             "[w];");
+  body_.line(registerLoop("w", to.wordCount) + " " + to.words + "[w] = " + from.words + "[w];");
 }
 
 void KernelLowering::storeWaitingLoad(const WaitingLoad& w, const RegisterTensor& t) {

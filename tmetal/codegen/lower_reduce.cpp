@@ -101,7 +101,7 @@ void KernelLowering::lowerReduce(const ir::Operation& op) {
         o.push_back(*in[i]->at(idx));
       }
       std::vector<std::string> stmts = combineStatements(op, a, o, false, indexInOrder);
-      std::string head = "for (int k = 1; k < " + std::to_string(j) + "; ++k)";
+      std::string head = registerLoop("k", j, 1);
       if (stmts.size() == 1) {
         body_.line(head + " " + stmts[0]);
       } else {

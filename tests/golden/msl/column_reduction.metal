@@ -61,6 +61,7 @@ kernel void col_reduce_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int r = 0; r < 16; ++r) tile_23[r] = mask_15[r] ? x_ptr[tile_22_offsets[r]] : 0.0f;
     // 'tt.reduce' along axis 0 at tests/kernels/reductions.py:454:24: 16 registers per thread
     float total_24 = tile_23[0];
+    #pragma clang loop unroll(full)
     for (int k = 1; k < 16; ++k) total_24 = total_24 + tile_23[k];
     threadgroup_barrier(mem_flags::mem_threadgroup);
     total_24_partials[simd * 32 + L0_o1] = total_24;
@@ -73,6 +74,7 @@ kernel void col_reduce_loop_kernel(device float* x_ptr [[buffer(0)]],
     for (int r = 0; r < 16; ++r) largest_26[r] = mask_15[r] ? tile_23[r] : -INFINITY;
     // 'tt.reduce' along axis 0 at tests/kernels/reductions.py:455:45: 16 registers per thread
     float largest_27 = largest_26[0];
+    #pragma clang loop unroll(full)
     for (int k = 1; k < 16; ++k) largest_27 = fmax(largest_27, largest_26[k]);
     threadgroup_barrier(mem_flags::mem_threadgroup);
     largest_27_partials[simd * 32 + L0_o1] = largest_27;

@@ -66,6 +66,7 @@ kernel void rmsnorm_kernel(device half* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) mean_square[r] = x_18[r] * x_18[r];
   // 'tt.reduce' along axis 1 at tests/kernels/norms.py:159:25: 4 registers per thread
   float mean_square_19 = mean_square[0];
+  #pragma clang loop unroll(full)
   for (int k = 1; k < 4; ++k) mean_square_19 = mean_square_19 + mean_square[k];
   mean_square_19 = simd_sum(mean_square_19);
   float mean_square_20 = float(n_cols);

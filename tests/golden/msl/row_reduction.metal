@@ -258,6 +258,7 @@ kernel void row_sum_loop_kernel(device float* x_ptr [[buffer(0)]],
   #pragma clang loop unroll(full)
   for (int q = 0; q < 2; ++q) {
     red[q] = acc_3[4 * q];
+    #pragma clang loop unroll(full)
     for (int k = 1; k < 4; ++k) red[q] = red[q] + acc_3[4 * q + k];
   }
   #pragma clang loop unroll(full)

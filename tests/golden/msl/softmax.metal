@@ -40,6 +40,7 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) x_5[r] = mask_0[r] ? x_2[cols[r]] : -INFINITY;
   // 'tt.reduce' along axis 0 at tests/kernels/norms.py:19:25: 4 registers per thread
   float shifted = x_5[0];
+  #pragma clang loop unroll(full)
   for (int k = 1; k < 4; ++k) shifted = fmax(shifted, x_5[k]);
   shifted = simd_max(shifted);
   if (lane == 0) {
@@ -59,6 +60,7 @@ kernel void softmax_kernel(device float* x_ptr [[buffer(0)]],
   for (int r = 0; r < 4; ++r) numerator[r] = precise::exp2((shifted_7[r]) * 1.442695f);
   // 'tt.reduce' along axis 0 at tests/kernels/norms.py:21:25: 4 registers per thread
   float denominator = numerator[0];
+  #pragma clang loop unroll(full)
   for (int k = 1; k < 4; ++k) denominator = denominator + numerator[k];
   denominator = simd_sum(denominator);
   if (lane == 0) {
