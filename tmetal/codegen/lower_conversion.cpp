@@ -430,15 +430,25 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
     body_.line(dialect_.barrier());
     for (size_t k = 0; k < reads.size(); ++k)
       side(out[k].map(), reads[k].scale, reads[k].offset, readSplit(k), p, [&](const auto& where, const auto& only) {
+        const std::function<void(int64_t)> after =
+            streamed ? std::function<void(int64_t)>([&](int64_t r) { streamed->afterRead(out[k], only, r); })
+                     : std::function<void(int64_t)>();
+        // Elements narrower than a word, a word at a time where the placement
+        // keeps aligned words whole (and no element needs a guard).
+        const int64_t word = std::max(1, 4 / elementBytes(element));
+        if (word > 1 && readSplit(k) && reads[k].scale == 1 && reads[k].offset % word == 0 &&
+            (int64_t{1} << bits.low) % word == 0 && (!swizzled || swizzle.vector % word == 0) &&
+            readStagedWords(
+                out[k], buffer, [&](const std::string& index) { return parenthesized(where(index).second); }, only,
+                after))
+          return;
         readEachStaged(
             out[k],
             [&](const std::string& index, const std::string& target) {
               const auto [guard, place] = where(index);
               return guard + target + " = " + fromStaged(buffer + "[" + place + "]", element) + ";";
             },
-            only,
-            streamed ? std::function<void(int64_t)>([&](int64_t r) { streamed->afterRead(out[k], only, r); })
-                     : std::function<void(int64_t)>());
+            only, after);
       });
   }
   return out;

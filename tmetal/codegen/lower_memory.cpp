@@ -4,6 +4,7 @@
 // is uniform (its constancy, as in Triton), so that one condition guards
 // each vector.
 #include <algorithm>
+#include <map>
 
 #include "tmetal/codegen/kernel_lowering.h"
 
@@ -394,6 +395,73 @@ bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::str
                                     spelling.type(), AddressSpace::Threadgroup, spelling.components(values)));
   }
   if (!owner.empty()) body_.close();
+  return true;
+}
+
+bool KernelLowering::readStagedWords(const RegisterTensor& t, const std::string& buffer,
+                                     const std::function<std::string(const std::string&)>& place,
+                                     const std::function<bool(int64_t)>& only,
+                                     const std::function<void(int64_t)>& after) {
+  if (t.shape.size() != 2 || !t.element.isScalar() || t.element.scalarKind() == ScalarKind::I1) return false;
+  const int bytes = elementBytesOf(t.element);
+  if (bytes >= 4) return false;
+  const int per = 4 / bytes;
+  const TensorMap map = t.map();
+  const int64_t n = map.numRegisters();
+  if (n % per != 0 || t.shape[1] % per != 0) return false;
+  // The words of thread 0: each lead register (an aligned column) and the
+  // registers of the rest of its word, in column order.
+  std::map<std::pair<int64_t, int64_t>, int64_t> registerAt;
+  for (int64_t r = 0; r < n; ++r) {
+    const std::vector<int64_t> i = map.tensorIndex(0, r);
+    registerAt[{i[0], i[1]}] = r;
+  }
+  std::vector<std::vector<int64_t>> words;
+  std::vector<bool> taken(n, false);
+  for (int64_t r = 0; r < n; ++r) {
+    const std::vector<int64_t> i = map.tensorIndex(0, r);
+    if (i[1] % per != 0) continue;
+    std::vector<int64_t> word;
+    for (int m = 0; m < per; ++m) {
+      auto it = registerAt.find({i[0], i[1] + m});
+      if (it == registerAt.end() || taken[it->second]) return false;
+      word.push_back(it->second);
+      taken[it->second] = true;
+    }
+    if (only)
+      for (int64_t s : word)
+        if (only(s) != only(word[0])) return false;
+    words.push_back(word);
+  }
+  if (static_cast<int64_t>(words.size()) * per != n) return false;
+  for (int thread = 1; thread < map.numThreads(); ++thread)
+    for (const std::vector<int64_t>& word : words) {
+      const std::vector<int64_t> first = map.tensorIndex(thread, word[0]);
+      if (first[1] % per != 0) return false;
+      for (int m = 1; m < per; ++m) {
+        const std::vector<int64_t> next = map.tensorIndex(thread, word[m]);
+        if (next[0] != first[0] || next[1] != first[1] + m) return false;
+      }
+    }
+  const VectorSpelling spelling{dialect_, t.element.scalarKind(), per};
+  const std::string base = bindBase(linearIndexBase(map), t.arrayName.empty() ? buffer + "_at" : t.arrayName + "_at",
+                                    n);
+  std::vector<std::pair<int64_t, std::vector<int64_t>>> ordered;  // by lead register
+  for (const std::vector<int64_t>& word : words) ordered.push_back({word[0], word});
+  for (const auto& [lead, word] : ordered) {
+    if (only && !only(lead)) continue;
+    body_.open("");
+    const std::string w = "word";  // block-local, reserved: no value takes this name
+    body_.line(spelling.type() + " " + w + " = " +
+               dialect_.vectorLoad(buffer + " + " + place(offsetExpr(base, linearIndexConstant(map, lead))),
+                                   spelling.type(), AddressSpace::Threadgroup) +
+               ";");
+    for (int m = 0; m < per; ++m) body_.line(t.regs[word[m]] + " = " + spelling.element(w, m) + ";");
+    body_.close();
+    if (after)
+      for (int64_t r : word) after(r);
+  }
+  if (after) after(-1);
   return true;
 }
 

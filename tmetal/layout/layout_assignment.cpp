@@ -318,6 +318,45 @@ class LayoutAssigner {
     return limit == 0 || (accumulatedByDot(v) ? 2 * bytes <= limit : bytes <= 4 * limit);
   }
 
+  // The store's layout for a conversion staged in pieces (a tile past the
+  // threadgroup memory) of elements narrower than 32 bits: lanes along the
+  // contiguous dimension only as far as one 128-byte line, the rest across
+  // the next dimension, and as many elements across as fill a word. With all
+  // 32 lanes along it (512 bytes of halves in vectors of 8) the staging's
+  // top index bits, which pick the piece, were lane bits of the readers: a
+  // quarter of each SIMD group read all its registers in each piece while
+  // the rest waited, an element at a time (a 256x256 float16 transpose with
+  // 4 SIMD groups: 2048 shared loads a thread in nvcc's SASS). Across, they
+  // are the readers' register bits, every thread reads a quarter of its
+  // registers a piece, and in 32-bit words (readStagedWords): 256. A SIMD
+  // group's store still writes whole 128-byte lines. Float32 tiles keep the
+  // layout they were measured with (bench/results/2026-11-28-h200-tile-transposes/).
+  LayoutPtr pieceableStoreLayout(const ir::Operation& op) const {
+    const LayoutPtr memory = memoryLayoutOf(op);
+    if (!memory || !memory->isBlocked()) return memory;
+    const ir::Value* v = op.operand(1);
+    const int elementSize = elementBytes(v->type());
+    const int64_t bytes = v->type().numElements() * elementSize;
+    if (elementSize >= 4 || out_.options_.threadgroupMemoryBytes == 0 ||
+        bytes <= out_.options_.threadgroupMemoryBytes)
+      return memory;
+    BlockedLayout b = memory->blockedParams();
+    const std::vector<int64_t>& shape = v->type().shape();
+    if (b.rank() != 2) return memory;
+    const int fastest = b.order[0], next = b.order[1];
+    const int64_t rowBytes = int64_t{b.sizePerThread[fastest]} * elementSize;
+    int move = b.lanesPerSimd[fastest];
+    while (move > 1 && rowBytes * (b.lanesPerSimd[fastest] / move) < layout::kCoalescedRowBytes) move /= 2;
+    while (move > 1 && shape[next] < int64_t{b.tile(next)} * move) move /= 2;
+    b.lanesPerSimd[fastest] /= move;
+    b.lanesPerSimd[next] *= move;
+    const int across = 4 / elementSize;
+    if (b.sizePerThread[next] == 1 && shape[next] >= int64_t{b.tile(next)} * across) b.sizePerThread[next] = across;
+    if (b == memory->blockedParams()) return memory;
+    b.validate();
+    return DistributedLayout::blocked(b);
+  }
+
   static bool accumulatedByDot(const ir::Value* v) {
     const ir::Operation* def = v->definingOp();
     if (def && def->kind() == OpKind::ScfFor)
@@ -384,7 +423,7 @@ class LayoutAssigner {
         // 8192^2 float32 transpose in 128x128 tiles took 1226 us so against
         // 350 us in two pieces a tile on an H200,
         // bench/results/2026-11-28-h200-transpose-pieces/).
-        if (l && scattersStore(op, l) && stagingFits(op.operand(1))) l = nullptr;
+        if (l && scattersStore(op, l) && stagingFits(op.operand(1))) l = pieceableStoreLayout(op);
         if (!l) l = memoryLayoutOf(op);
         if (!l) l = out_.defaultLayout(op.operand(1)->type().shape());
         setAllOperands(op, l);
