@@ -23,7 +23,7 @@ const std::set<std::string>& reservedNames() {
       "short", "signed", "sizeof", "static", "struct", "switch", "thread", "threadgroup", "true", "uint", "ulong",
       "ushort", "uchar", "unsigned", "void", "volatile", "while", "pid", "num_pids", "tid", "lane", "simd", "r",
       "k", "g", "metal", "as_type", "min", "max", "abs", "exp", "log", "sin", "cos", "main", "new", "delete",
-      "vec", "q", "w", "m", "kk", "this", "template", "typename", "using", "namespace", "class", "union", "vertex", "fragment", "sampler",
+      "vec", "word", "q", "w", "m", "kk", "this", "template", "typename", "using", "namespace", "class", "union", "vertex", "fragment", "sampler",
       "texture", "atomic", "private", "public", "operator", "register", "signed", "inline", "extern",
       "tmetal_assert_failed", "tmetal_print", "tmetal_debug"};
   return names;

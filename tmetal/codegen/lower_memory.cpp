@@ -446,14 +446,12 @@ bool KernelLowering::readStagedWords(const RegisterTensor& t, const std::string&
   const VectorSpelling spelling{dialect_, t.element.scalarKind(), per};
   const std::string base = bindBase(linearIndexBase(map), t.arrayName.empty() ? buffer + "_at" : t.arrayName + "_at",
                                     n);
-  std::vector<std::pair<int64_t, std::vector<int64_t>>> ordered;  // by lead register
-  for (const std::vector<int64_t>& word : words) ordered.push_back({word[0], word});
-  for (const auto& [lead, word] : ordered) {
-    if (only && !only(lead)) continue;
+  for (const std::vector<int64_t>& word : words) {  // by lead register
+    if (only && !only(word[0])) continue;
     body_.open("");
     const std::string w = "word";  // block-local, reserved: no value takes this name
     body_.line(spelling.type() + " " + w + " = " +
-               dialect_.vectorLoad(buffer + " + " + place(offsetExpr(base, linearIndexConstant(map, lead))),
+               dialect_.vectorLoad(buffer + " + " + place(offsetExpr(base, linearIndexConstant(map, word[0]))),
                                    spelling.type(), AddressSpace::Threadgroup) +
                ";");
     for (int m = 0; m < per; ++m) body_.line(t.regs[word[m]] + " = " + spelling.element(w, m) + ";");
