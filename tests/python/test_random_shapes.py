@@ -279,7 +279,8 @@ def test_a_permuted_block_flattened_is_staged_along_its_runs(codegen_emulator):
 # dimension, so the tile goes through threadgroup memory, staged along the
 # loads' dimension with a swizzle (lower_conversion.cpp). Elements of 1 to 8
 # bytes, random extents, policies and SIMD-group counts, partly masked.
-TRANSPOSE_DTYPES = {"float32": np.float32, "float16": np.float16, "int8": np.int8, "int64": np.int64}
+TRANSPOSE_DTYPES = {"float32": np.float32, "float16": np.float16, "int16": np.int16, "int8": np.int8,
+                    "int64": np.int64}
 
 
 @triton.jit
@@ -354,6 +355,8 @@ LARGE_TRANSPOSE_CASES = [
     ((256, 128), "float16", "COALESCED", 4, (256, 128)),
     ((128, 256), "float16", "ROW_MAJOR", 8, (128, 200)),
     ((256, 256), "int8", "COALESCED", 4, (256, 256)),
+    ((256, 256), "float16", "COALESCED", 4, (250, 240)),
+    ((256, 256), "int16", "COALESCED", 8, (256, 200)),
     ((64, 128), "int64", "COALESCED", 4, (61, 128)),
 ]
 
