@@ -343,7 +343,7 @@ class MetalBackend(BaseBackend):
         kernel = mod.get_entry_func_name()
         ttir_name = f"{kernel}.ttir"
         extra = {} if target == "metal" else {"target": target}  # a core without target= still emits MSL
-        if options.num_stages != 3:
+        if options.num_stages != MetalOptions.num_stages:  # the core's default too
             extra["num_stages"] = options.num_stages
         try:
             source, abi_json = core().compile_ttir(text, ttir_name, num_warps=options.num_warps,

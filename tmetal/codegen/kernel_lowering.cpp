@@ -128,7 +128,8 @@ std::string KernelLowering::declaration(const ir::Type& element, const std::stri
 
 std::string KernelLowering::registerLoop(const std::string& var, int64_t n, int64_t first) {
   body_.line(dialect_.fullUnrollHint());
-  return "for (int " + var + " = " + std::to_string(first) + "; " + var + " < " + std::to_string(n) + "; ++" + var + ")";
+  return "for (int " + var + " = " + std::to_string(first) + "; " + var + " < " + std::to_string(n) + "; ++" + var +
+         ")";
 }
 
 void KernelLowering::forEachRegister(int64_t n,

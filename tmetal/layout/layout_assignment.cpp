@@ -84,7 +84,8 @@ class LayoutAssigner {
         if (!load || !advancedOnly || !isTensor(load->result(0))) continue;
         const ir::Value* loaded = load->result(0);
         auto in = out_.decided_.layouts.find(loaded);
-        if (!out_.decided_.homeSkipped.count(loaded) || in == out_.decided_.layouts.end() || in->second.size() != 1) continue;
+        if (!out_.decided_.homeSkipped.count(loaded) || in == out_.decided_.layouts.end() || in->second.size() != 1)
+          continue;
         const LayoutPtr& read = in->second[0];  // a load reads its pointers in its own layout
         if (!sameLayout(read, homeOf(arg))) moved[arg] = read;
       }
