@@ -224,11 +224,11 @@ TEST(CodegenMsl, PiecesOfATransposeAreWrittenInVectors) {
 // half of each SIMD group's lanes read and store theirs (a lane condition);
 // by row parity the readers' store vectors would be cut into elements.
 // A float16 tile of four times the threadgroup memory: the store's threads
-// take eight columns each and only a 128-byte line of lanes along the rows
+// take two columns each and only a 128-byte line of lanes along the rows
 // (pieceableStoreLayout), so that every thread reads a quarter of its
-// registers in each piece, eight halves at a time (readStagedVectors), where
-// a quarter of each SIMD group's lanes read all of theirs an element at a time.
-TEST(CodegenMsl, HalvesPastTheThreadgroupMemoryAreReadBackInVectors) {
+// registers in each piece, two halves at a time (readStagedWords), where a
+// quarter of each SIMD group's lanes read all of theirs an element at a time.
+TEST(CodegenMsl, HalvesPastTheThreadgroupMemoryAreReadBackInWords) {
   std::string text = kTransposeTooBig;
   for (size_t at = text.find("128"); at != std::string::npos; at = text.find("128", at + 3)) text.replace(at, 3, "256");
   for (size_t at = text.find("f32"); at != std::string::npos; at = text.find("f32", at + 3)) text.replace(at, 3, "f16");
@@ -238,9 +238,9 @@ TEST(CodegenMsl, HalvesPastTheThreadgroupMemoryAreReadBackInVectors) {
     options.target = target;
     const codegen::CompiledKernel k = compileText(text, options);
     ASSERT_NE(k.source.find("// conversion in 4 pieces of 16384 elements"), std::string::npos) << k.source;
-    EXPECT_NE(k.source.find("blocked{spt=[8,8], lanes=[4,8], simds=[4,1], order=[1,0]}"), std::string::npos)
+    EXPECT_NE(k.source.find("blocked{spt=[2,8], lanes=[4,8], simds=[4,1], order=[1,0]}"), std::string::npos)
         << k.source;
-    EXPECT_EQ(count(k.source, "int4 word = "), 64u);  // 512 halves a thread
+    EXPECT_EQ(count(k.source, "int word = "), 256u);  // 512 halves a thread
     EXPECT_EQ(count(k.source, "= tg_conversion["), 0u);
     EXPECT_EQ(count(k.source, ") >> 14) == "), 0u);  // no piece picks threads
   }

@@ -512,20 +512,14 @@ class KernelLowering {
                           const std::function<std::string(const std::string&)>& element,
                           const std::function<bool(int64_t)>& only = {}, int64_t widest = 0);
   // Reads t's registers of 8- or 16-bit elements from a row-major 2-D
-  // staging a vector at a time, of `widest` elements or the widest that fits
-  // down to a 32-bit word (`place` maps a row-major index to its place in
-  // `buffer`, keeping aligned runs of `widest` elements whole): where each
-  // thread's registers fill whole aligned vectors of a row. False, having
-  // emitted nothing, where they do not. `only` and `after` as in
-  // readEachStaged (`after` is called for each register read, in the order
-  // vectors are read).
-  bool readStagedVectors(const RegisterTensor& t, const std::string& buffer, int widest,
-                         const std::function<std::string(const std::string&)>& place,
-                         const std::function<bool(int64_t)>& only = {},
-                         const std::function<void(int64_t)>& after = {});
-  bool readStagedVectorsOf(int per, const RegisterTensor& t, const std::string& buffer,
-                           const std::function<std::string(const std::string&)>& place,
-                           const std::function<bool(int64_t)>& only, const std::function<void(int64_t)>& after);
+  // staging a 32-bit word at a time (`place` maps a row-major index to its
+  // place in `buffer`, keeping aligned words whole): where each thread's
+  // registers fill whole aligned words of a row. False, having emitted
+  // nothing, where they do not. `only` and `after` as in readEachStaged
+  // (`after` is called for each register read, in the order words are read).
+  bool readStagedWords(const RegisterTensor& t, const std::string& buffer,
+                       const std::function<std::string(const std::string&)>& place,
+                       const std::function<bool(int64_t)>& only = {}, const std::function<void(int64_t)>& after = {});
   // Declares v in its home layout, each register r read from
   // buffer[sum of term * stride over terms(map, r)] ("0" terms left out).
   RegisterTensor readStagedAt(

@@ -433,20 +433,14 @@ std::vector<RegisterTensor> KernelLowering::stageThrough(const ir::Operation& op
         const std::function<void(int64_t)> after =
             streamed ? std::function<void(int64_t)>([&](int64_t r) { streamed->afterRead(out[k], only, r); })
                      : std::function<void(int64_t)>();
-        // Elements narrower than a word, a vector at a time (up to 16 bytes,
-        // at least a word) where the placement keeps aligned vectors whole
-        // (and no element needs a guard).
-        const int bytes = elementBytes(element);
-        int widest = bytes < 4 ? static_cast<int>(vectorElements) : 1;
-        while (widest > 4 / bytes &&
-               ((int64_t{1} << bits.low) % widest != 0 || (swizzled && swizzle.vector % widest != 0) ||
-                reads[k].offset % widest != 0))
-          widest /= 2;
-        if (widest > 1 && readSplit(k) && reads[k].scale == 1 && reads[k].offset % widest == 0 &&
-            (int64_t{1} << bits.low) % widest == 0 && (!swizzled || swizzle.vector % widest == 0) &&
-            readStagedVectors(
-                out[k], buffer, widest, [&](const std::string& index) { return parenthesized(where(index).second); },
-                only, after))
+        // Elements narrower than a word, a word at a time where the placement
+        // keeps aligned words whole (and no element needs a guard).
+        const int64_t word = std::max(1, 4 / elementBytes(element));
+        if (word > 1 && readSplit(k) && reads[k].scale == 1 && reads[k].offset % word == 0 &&
+            (int64_t{1} << bits.low) % word == 0 && (!swizzled || swizzle.vector % word == 0) &&
+            readStagedWords(
+                out[k], buffer, [&](const std::string& index) { return parenthesized(where(index).second); }, only,
+                after))
           return;
         readEachStaged(
             out[k],

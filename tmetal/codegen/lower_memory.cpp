@@ -398,74 +398,66 @@ bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::str
   return true;
 }
 
-bool KernelLowering::readStagedVectors(const RegisterTensor& t, const std::string& buffer, int widest,
-                                       const std::function<std::string(const std::string&)>& place,
-                                       const std::function<bool(int64_t)>& only,
-                                       const std::function<void(int64_t)>& after) {
+bool KernelLowering::readStagedWords(const RegisterTensor& t, const std::string& buffer,
+                                     const std::function<std::string(const std::string&)>& place,
+                                     const std::function<bool(int64_t)>& only,
+                                     const std::function<void(int64_t)>& after) {
   if (t.shape.size() != 2 || !t.element.isScalar() || t.element.scalarKind() == ScalarKind::I1) return false;
   const int bytes = elementBytesOf(t.element);
   if (bytes >= 4) return false;
-  for (int per = widest; per >= 4 / bytes; per /= 2)
-    if (readStagedVectorsOf(per, t, buffer, place, only, after)) return true;
-  return false;
-}
-
-bool KernelLowering::readStagedVectorsOf(int per, const RegisterTensor& t, const std::string& buffer,
-                                         const std::function<std::string(const std::string&)>& place,
-                                         const std::function<bool(int64_t)>& only,
-                                         const std::function<void(int64_t)>& after) {
+  const int per = 4 / bytes;
   const TensorMap map = t.map();
   const int64_t n = map.numRegisters();
-  if (per < 2 || n % per != 0 || t.shape[1] % per != 0) return false;
-  // The vectors of thread 0: each lead register (an aligned column) and the
-  // registers of the rest of its vector, in column order.
+  if (n % per != 0 || t.shape[1] % per != 0) return false;
+  // The words of thread 0: each lead register (an aligned column) and the
+  // registers of the rest of its word, in column order.
   std::map<std::pair<int64_t, int64_t>, int64_t> registerAt;
   for (int64_t r = 0; r < n; ++r) {
     const std::vector<int64_t> i = map.tensorIndex(0, r);
     registerAt[{i[0], i[1]}] = r;
   }
-  std::vector<std::vector<int64_t>> vectors;
+  std::vector<std::vector<int64_t>> words;
   std::vector<bool> taken(n, false);
   for (int64_t r = 0; r < n; ++r) {
     const std::vector<int64_t> i = map.tensorIndex(0, r);
     if (i[1] % per != 0) continue;
-    std::vector<int64_t> vector;
+    std::vector<int64_t> word;
     for (int m = 0; m < per; ++m) {
       auto it = registerAt.find({i[0], i[1] + m});
       if (it == registerAt.end() || taken[it->second]) return false;
-      vector.push_back(it->second);
+      word.push_back(it->second);
       taken[it->second] = true;
     }
     if (only)
-      for (int64_t s : vector)
-        if (only(s) != only(vector[0])) return false;
-    vectors.push_back(vector);
+      for (int64_t s : word)
+        if (only(s) != only(word[0])) return false;
+    words.push_back(word);
   }
-  if (static_cast<int64_t>(vectors.size()) * per != n) return false;
+  if (static_cast<int64_t>(words.size()) * per != n) return false;
   for (int thread = 1; thread < map.numThreads(); ++thread)
-    for (const std::vector<int64_t>& vector : vectors) {
-      const std::vector<int64_t> first = map.tensorIndex(thread, vector[0]);
+    for (const std::vector<int64_t>& word : words) {
+      const std::vector<int64_t> first = map.tensorIndex(thread, word[0]);
       if (first[1] % per != 0) return false;
       for (int m = 1; m < per; ++m) {
-        const std::vector<int64_t> next = map.tensorIndex(thread, vector[m]);
+        const std::vector<int64_t> next = map.tensorIndex(thread, word[m]);
         if (next[0] != first[0] || next[1] != first[1] + m) return false;
       }
     }
   const VectorSpelling spelling{dialect_, t.element.scalarKind(), per};
   const std::string base = bindBase(linearIndexBase(map), t.arrayName.empty() ? buffer + "_at" : t.arrayName + "_at",
                                     n);
-  for (const std::vector<int64_t>& vector : vectors) {  // by lead register
-    if (only && !only(vector[0])) continue;
+  for (const std::vector<int64_t>& word : words) {  // by lead register
+    if (only && !only(word[0])) continue;
     body_.open("");
-    const std::string v = "word";  // block-local, reserved: no value takes this name
-    body_.line(spelling.type() + " " + v + " = " +
-               dialect_.vectorLoad(buffer + " + " + place(offsetExpr(base, linearIndexConstant(map, vector[0]))),
+    const std::string w = "word";  // block-local, reserved: no value takes this name
+    body_.line(spelling.type() + " " + w + " = " +
+               dialect_.vectorLoad(buffer + " + " + place(offsetExpr(base, linearIndexConstant(map, word[0]))),
                                    spelling.type(), AddressSpace::Threadgroup) +
                ";");
-    for (int m = 0; m < per; ++m) body_.line(t.regs[vector[m]] + " = " + spelling.element(v, m) + ";");
+    for (int m = 0; m < per; ++m) body_.line(t.regs[word[m]] + " = " + spelling.element(w, m) + ";");
     body_.close();
     if (after)
-      for (int64_t r : vector) after(r);
+      for (int64_t r : word) after(r);
   }
   if (after) after(-1);
   return true;

@@ -351,9 +351,8 @@ class LayoutAssigner {
     while (move > 1 && shape[next] < int64_t{b.tile(next)} * move) move /= 2;
     b.lanesPerSimd[fastest] /= move;
     b.lanesPerSimd[next] *= move;
-    for (int across = layout::kMaxVectorAccessBytes / elementSize; across > 1 && b.sizePerThread[next] == 1;
-         across /= 2)
-      if (shape[next] >= int64_t{b.tile(next)} * across) b.sizePerThread[next] = across;
+    const int across = 4 / elementSize;
+    if (b.sizePerThread[next] == 1 && shape[next] >= int64_t{b.tile(next)} * across) b.sizePerThread[next] = across;
     if (b == memory->blockedParams()) return memory;
     b.validate();
     return DistributedLayout::blocked(b);
