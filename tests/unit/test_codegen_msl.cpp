@@ -6,11 +6,13 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <tuple>
 
 #include "tmetal/codegen/compile_kernel.h"
 #include "tmetal/codegen/kernel_lowering.h"
+#include "tmetal/codegen/threadgroup_memory.h"
 #include "tmetal/frontend/ttir_reader.h"
 #include "tmetal/hw/hardware_profile.h"
 #include "tmetal/ir/verifier.h"
@@ -304,6 +306,53 @@ TEST(CodegenErrors, ThreadgroupMemoryOverTheLimitNamesTheOp) {
             "threadgroup has on Generic Apple GPU (M1-class baseline)");
   // Its own kind, which the plugin raises as Triton's OutOfResources.
   EXPECT_EQ(resourceLimit(text), std::make_tuple(std::string("threadgroup memory"), int64_t{1048576}, int64_t{32768}));
+}
+
+// Past the limit, a buffer takes the memory of an earlier op's that is
+// never written again: one that runs once, or one in a loop that has run its
+// last trip (the two loops of dots of Triton's fused-attention tutorial,
+// inlined one after the other) -- not one of the same loop, nor of a loop
+// around both.
+TEST(ThreadgroupMemory, BuffersOfAFinishedLoopLendTheirMemoryToLaterOps) {
+  const std::string ttir = R"(module {
+  tt.func public @k(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %o = %c0 to %n step %c1  : i32 {
+      scf.for %i = %c0 to %n step %c1  : i32 {
+        %a = arith.addi %i, %c1 : i32
+      }
+      scf.for %j = %c0 to %n step %c1  : i32 {
+        %b = arith.addi %j, %c1 : i32
+        %c = arith.addi %b, %c1 : i32
+      }
+    }
+    scf.for %k = %c0 to %n step %c1  : i32 {
+      %d = arith.addi %k, %c1 : i32
+    }
+    tt.return
+  }
+})";
+  auto module = frontend::parseTtir(ttir, "loops.ttir");
+  ir::verify(*module);
+  std::vector<const ir::Operation*> adds;  // %a, %b, %c, %d
+  std::function<void(const ir::Block&)> collect = [&](const ir::Block& block) {
+    for (const auto& op : block.ops()) {
+      if (op->kind() == ir::OpKind::ArithAddI) adds.push_back(op.get());
+      for (size_t r = 0; r < op->numRegions(); ++r)
+        for (size_t b = 0; b < op->region(r)->numBlocks(); ++b) collect(*op->region(r)->block(b));
+    }
+  };
+  collect(*module->kernel()->entry());
+  ASSERT_EQ(adds.size(), 4u);
+  codegen::ThreadgroupMemory memory(1024, "a test GPU");
+  EXPECT_TRUE(memory.allocate(*adds[0], "tg_a", "float", 4, 200, "a", true).sharesWith.empty());
+  // %b's loop runs after %a's, but both inside the outer loop: %a's buffer
+  // is written again in the outer loop's next trip.
+  EXPECT_THROW(memory.allocate(*adds[1], "tg_b", "float", 4, 200, "b", true), ResourceLimitError);
+  EXPECT_FALSE(memory.canHold(*adds[2], 200, 4));
+  // After the outer loop: its buffers are done.
+  EXPECT_EQ(memory.allocate(*adds[3], "tg_d", "float", 4, 200, "d", true).sharesWith, "tg_a");
 }
 
 TEST(CodegenMsl, AReshapeUndoneBeforeItsStoreStagesNothing) {

@@ -1,14 +1,32 @@
 #include "tmetal/codegen/threadgroup_memory.h"
 
+#include <algorithm>
+
 #include "tmetal/support/diagnostic.h"
 
 namespace tmetal::codegen {
+
+namespace {
+bool isLoop(const ir::Operation& op) { return op.kind() == ir::OpKind::ScfFor || op.kind() == ir::OpKind::ScfWhile; }
+
+// The loops `op` runs in, innermost first.
+std::vector<const ir::Operation*> enclosingLoops(const ir::Operation& op) {
+  std::vector<const ir::Operation*> loops;
+  for (const ir::Operation* at = &op; at->parentBlock() && at->parentBlock()->parentOp();) {
+    at = at->parentBlock()->parentOp();
+    if (isLoop(*at)) loops.push_back(at);
+  }
+  return loops;
+}
+}  // namespace
 
 const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, const std::string& name,
                                                      const std::string& elementType, int elementBytes, int64_t count,
                                                      const std::string& purpose, bool insideLoop) {
   const int64_t bytes = roundedBytes(count, elementBytes);
   ThreadgroupBuffer buffer{name, elementType, count, bytes, purpose, "", &op, !insideLoop};
+  if (const std::vector<const ir::Operation*> loops = enclosingLoops(op); !loops.empty())
+    buffer.outermostLoop = loops.back();
   if (total_ + bytes <= limit_) {
     total_ += bytes;
     buffers_.push_back(std::move(buffer));
@@ -25,7 +43,7 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
             std::to_string(total_ + bytes) + " in total), more than the " + std::to_string(limit_) +
             " bytes a threadgroup has on " + hardware_ +
             (held.empty() ? std::string()
-                          : "; no buffer of an earlier op outside loops can lend it that much (held: " + held + ")"),
+                          : "; no buffer of an earlier op that is done with it can lend it that much (held: " + held + ")"),
         "threadgroup memory", total_ + bytes, limit_);
   }
   buffer.sharesWith = host->name;
@@ -43,11 +61,19 @@ const ThreadgroupBuffer* ThreadgroupMemory::lender(const ir::Operation& op, int6
       if (x.op == &op && !x.released && (x.name == b.name || x.sharesWith == b.name)) return true;
     return false;
   };
+  // A buffer whose op is in a loop that `op` is outside of has been read for
+  // the last time (ops are lowered in program order).
+  const std::vector<const ir::Operation*> loopsOfOp = enclosingLoops(op);
+  auto doneWith = [&](const ThreadgroupBuffer& b) {
+    if (b.outsideLoops) return true;
+    return b.outermostLoop &&
+           std::find(loopsOfOp.begin(), loopsOfOp.end(), b.outermostLoop) == loopsOfOp.end();
+  };
   const ThreadgroupBuffer* host = nullptr;
   for (const ThreadgroupBuffer& b : buffers_) {
     // Every buffer is 16-byte aligned (both dialects' threadgroupArray), so
     // any may hold another's elements, whatever their widths.
-    const bool usable = &b != taken && b.sharesWith.empty() && b.outsideLoops && b.bytes >= bytes && !lentTo(b);
+    const bool usable = &b != taken && b.sharesWith.empty() && doneWith(b) && b.bytes >= bytes && !lentTo(b);
     if (usable && (!host || b.bytes < host->bytes)) host = &b;
   }
   return host;

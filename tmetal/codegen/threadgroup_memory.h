@@ -21,7 +21,10 @@ struct ThreadgroupBuffer {
   std::string sharesWith;   // the buffer whose memory it reuses; empty for its own
   const ir::Operation* op = nullptr;  // the op it serves
   bool outsideLoops = false;          // its op runs once, in no loop
-  bool released = false;              // its op's lowering is done (release())
+  // The outermost loop its op runs in (null outside loops): once that loop
+  // is done, the buffer is never written again.
+  const ir::Operation* outermostLoop = nullptr;
+  bool released = false;  // its op's lowering is done (release())
 };
 
 // Every buffer serves one op: the op writes it, waits at a barrier, and reads
@@ -31,9 +34,12 @@ struct ThreadgroupBuffer {
 // reuses the memory of an earlier op's buffer instead (or of its own op's,
 // once that op is released: the conversions of its results), the smallest
 // one that holds it (each is 16-byte aligned, so it may hold elements of any
-// width) and whose op runs once, outside loops (so it is never written again
-// after the new buffer's op). The lowering then puts a barrier before the new
-// buffer's first write, which the earlier op's reads must have passed.
+// width) and whose op is never written again after the new buffer's op: an
+// op that runs once, outside loops, or one in a loop that the new op is not
+// in (that loop has run its last trip; the two loops of dots that Triton's
+// fused-attention tutorial inlines one after the other). The lowering then
+// puts a barrier before the new buffer's first write, which the earlier op's
+// reads must have passed.
 class ThreadgroupMemory {
  public:
   ThreadgroupMemory(int64_t limitBytes, std::string hardwareName)
