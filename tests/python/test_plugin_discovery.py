@@ -165,3 +165,63 @@ def test_occupancy_arithmetic_written_for_nvidia_gives_threadgroups_by_threads(c
     kernel[(programs, 1, 1)](triton_metal.tensor(out), triton_metal.tensor(x), 300, 100, 128)
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+TUTORIAL_LIKE = '''
+import numpy as np
+import triton
+import triton.language as tl
+import triton_metal
+
+
+@triton.jit
+def add_one_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n) + 1, mask=offsets < n)
+
+
+def add_one(x):
+    y = np.zeros_like(x)
+    add_one_kernel[(triton.cdiv(x.size, 64), )](triton_metal.tensor(x), triton_metal.tensor(y), x.size, BLOCK=64)
+    return y
+
+
+def test_add_one():
+    x = np.arange(100, dtype=np.float32)
+    np.testing.assert_array_equal(add_one(x), x + OFF_BY)
+
+
+@triton.testing.perf_report([])
+def benchmark():
+    raise AssertionError("benchmarks are off")
+
+
+if __name__ == "__main__":
+    import sys
+    x = np.arange(100, dtype=np.float32)
+    assert sys.argv[1:] == ["--size", "100"], sys.argv
+    np.testing.assert_array_equal(add_one(x), x + OFF_BY)
+    print("tutorial checked on", type(triton.runtime.driver.active).__name__)
+    benchmark.run(print_data=True)
+'''
+
+
+@pytest.mark.parametrize("off_by", [1, 2])
+def test_triton_tutorials_script_runs_a_tutorial_and_its_tests_through_tmetal(codegen_emulator, tmp_path, off_by):
+    # scripts/triton_tutorials.sh, on a file shaped like Triton's tutorials:
+    # the checks of its __main__ (with its own arguments) on tmetal's driver,
+    # its benchmark turned off; with --test its pytest tests. A wrong result
+    # is a failing exit.
+    tutorial = tmp_path / "01-add-one.py"
+    tutorial.write_text(TUTORIAL_LIKE.replace("OFF_BY", str(off_by)))
+    env = dict(os.environ, TRITON_METAL_DEVICE="emulator", PYTHON=sys.executable)
+    script = str(REPO_ROOT / "scripts" / "triton_tutorials.sh")
+    run = subprocess.run(["bash", script, str(tutorial), "--size", "100"], env=env, capture_output=True, text=True)
+    test = subprocess.run(["bash", script, "--test", str(tutorial)], env=env, capture_output=True, text=True)
+    if off_by == 1:
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.splitlines() == ["tutorial checked on EmulatorDriver", "(benchmark skipped)"], run.stdout
+        assert test.returncode == 0 and "1 passed" in test.stdout, test.stdout + test.stderr
+    else:
+        assert run.returncode == 1 and "Mismatched elements" in run.stderr, run.stderr
+        assert test.returncode == 1 and "1 failed" in test.stdout, test.stdout + test.stderr
