@@ -42,8 +42,9 @@ const ThreadgroupBuffer& ThreadgroupMemory::allocate(const ir::Operation& op, co
         "'" + op.name() + "': needs " + std::to_string(bytes) + " bytes of threadgroup memory (" +
             std::to_string(total_ + bytes) + " in total), more than the " + std::to_string(limit_) +
             " bytes a threadgroup has on " + hardware_ +
-            (held.empty() ? std::string()
-                          : "; no buffer of an earlier op that is done with it can lend it that much (held: " + held + ")"),
+            (held.empty()
+                 ? std::string()
+                 : "; no buffer of an earlier op that is done with it can lend it that much (held: " + held + ")"),
         "threadgroup memory", total_ + bytes, limit_);
   }
   buffer.sharesWith = host->name;
