@@ -363,6 +363,22 @@ def larger_cases() -> list[BenchConfig]:
             reference=lambda a: {"out_ptr": linalg.attention_reference(a["q_ptr"], a["k_ptr"], a["v_ptr"],
                                                                        a["scale"]).astype(np.float32)},
             tolerances={"fp32": (1e-3, 5e-4)}))
+    # Its causal form as the tutorial runs it (causal_attention_kernel): the
+    # blocks left of the diagonal, then the diagonal block, each in a loop of
+    # two dots, in the tutorial's 128x64 blocks with 4 SIMD groups and heads
+    # 128 wide; the second loop's stagings take the first loop's memory.
+    heads, seq, head = 16, 2048, 128
+    configs.append(
+        BenchConfig(
+            name=f"big_causal_attention_f16_{heads}x{seq}x{head}", kernel=linalg.causal_attention_kernel,
+            args={"q_ptr": Arr((heads, seq, head), "float16"), "k_ptr": Arr((heads, seq, head), "float16"),
+                  "v_ptr": Arr((heads, seq, head), "float16"),
+                  "out_ptr": Arr((heads, seq, head), "float32", "zeros"), "seq_len": seq,
+                  "scale": float(1.0 / np.sqrt(head))}, grid=(cdiv(seq, 128), heads),
+            constexprs={"BLOCK_M": 128, "BLOCK_N": 64, "HEAD": head}, outputs=("out_ptr", ),
+            reference=lambda a: {"out_ptr": linalg.causal_attention_reference(a["q_ptr"], a["k_ptr"], a["v_ptr"],
+                                                                              a["scale"]).astype(np.float32)},
+            tolerances={"fp32": (1e-3, 1e-3)}))
     return configs
 
 

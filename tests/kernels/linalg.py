@@ -1,6 +1,6 @@
 """Matrix kernels: tl.dot matmul (f16 in, f32 accumulate) with pointer
-arithmetic and with block pointers, fused attention's forward pass,
-transpose with tl.trans, reshape."""
+arithmetic and with block pointers, fused attention's forward pass (and its
+causal form in two loops), transpose with tl.trans, reshape."""
 import numpy as np
 import triton
 import triton.language as tl
@@ -220,3 +220,63 @@ def _reshape_ref(a):
 register(Case(name="reshape_permute", kernel=reshape_kernel, make_args=_reshape_args, grid=(3, ),
               constexprs={"GROUPS": 8, "GROUP_SIZE": 16}, reference=_reshape_ref,
               outputs=("group_sum_ptr", "permuted_ptr"), tolerances={"fp32": (0.0, 0.0)}))
+
+
+# ---------------------------------------------------------------------------
+# Not a suite case: bench/bench_kernels.py and the plugin checks use it.
+
+
+@triton.jit
+def _causal_attention_blocks(acc, l_i, m_i, q, k_ptr, v_ptr, head, rm, rd, lo, hi, qk_scale, BLOCK_N: tl.constexpr,
+                             HEAD: tl.constexpr, ON_BAND: tl.constexpr):
+    for start in range(lo, hi, BLOCK_N):
+        rn = start + tl.arange(0, BLOCK_N)
+        qk = tl.dot(q, tl.load(k_ptr + head + rn[None, :] * HEAD + rd[:, None]))  # Q K^T
+        if ON_BAND:
+            qk = qk * qk_scale + tl.where(rm[:, None] >= rn[None, :], 0, -1.0e6)
+            m_new = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_new[:, None]
+        else:
+            m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_new[:, None]
+        p = tl.math.exp2(qk)
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + head + rn[:, None] * HEAD + rd[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
+        m_i = m_new
+    return acc, l_i, m_i
+
+
+@triton.jit
+def causal_attention_kernel(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale, BLOCK_M: tl.constexpr,
+                            BLOCK_N: tl.constexpr, HEAD: tl.constexpr):
+    """The causal forward pass as Triton's fused-attention tutorial writes
+    it (BLOCK_M a multiple of BLOCK_N): the key blocks left of the diagonal
+    in one loop, the diagonal block, masked, in a second loop after it; two
+    dots a trip in each."""
+    head = tl.program_id(1) * seq_len * HEAD
+    start_m = tl.program_id(0) * BLOCK_M
+    rm = start_m + tl.arange(0, BLOCK_M)
+    rd = tl.arange(0, HEAD)
+    q = tl.load(q_ptr + head + rm[:, None] * HEAD + rd[None, :])
+    m_i = tl.full((BLOCK_M, ), float("-inf"), tl.float32)
+    l_i = tl.full((BLOCK_M, ), 1.0, tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD), tl.float32)
+    qk_scale = scale * 1.44269504  # 1/log(2)
+    acc, l_i, m_i = _causal_attention_blocks(acc, l_i, m_i, q, k_ptr, v_ptr, head, rm, rd, 0, start_m, qk_scale,
+                                             BLOCK_N, HEAD, False)
+    acc, l_i, m_i = _causal_attention_blocks(acc, l_i, m_i, q, k_ptr, v_ptr, head, rm, rd, start_m,
+                                             start_m + BLOCK_M, qk_scale, BLOCK_N, HEAD, True)
+    tl.store(out_ptr + head + rm[:, None] * HEAD + rd[None, :], acc / l_i[:, None])
+
+
+def causal_attention_reference(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float) -> np.ndarray:
+    """softmax(Q K^T * scale) V per head, each query over the keys up to its own, in float64."""
+    out = np.empty(q.shape, np.float64)
+    for h in range(q.shape[0]):  # a head at a time: seq x seq scores each
+        s = q[h].astype(np.float64) @ k[h].astype(np.float64).T * scale
+        s[np.triu_indices(s.shape[0], 1)] = -np.inf
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        out[h] = (p / p.sum(axis=1, keepdims=True)) @ v[h].astype(np.float64)
+    return out

@@ -363,70 +363,21 @@ def check_attention_block_shapes(device: Device):
             assert trip.count("threadgroup_barrier(") == 2, trip
 
 
-@triton.jit
-def _causal_attention_stage(acc, l_i, m_i, q, k_desc, v_desc, start_m, scale, BLOCK_M: tl.constexpr,
-                            BLOCK_N: tl.constexpr, ON_BAND: tl.constexpr):
-    # As _attn_fwd_inner of Triton's fused-attention tutorial: the blocks
-    # left of the diagonal, then (ON_BAND) the diagonal block, masked.
-    lo, hi = (start_m * BLOCK_M, (start_m + 1) * BLOCK_M) if ON_BAND else (0, start_m * BLOCK_M)
-    rm = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    for start_n in range(lo, hi, BLOCK_N):
-        qk = tl.dot(q, k_desc.load([start_n, 0]).T)
-        if ON_BAND:
-            qk = qk * scale + tl.where(rm[:, None] >= start_n + tl.arange(0, BLOCK_N)[None, :], 0, -1.0e6)
-            m_ij = tl.maximum(m_i, tl.max(qk, 1))
-            qk -= m_ij[:, None]
-        else:
-            m_ij = tl.maximum(m_i, tl.max(qk, 1) * scale)
-            qk = qk * scale - m_ij[:, None]
-        p = tl.math.exp2(qk)
-        alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = tl.dot(p.to(tl.float16), v_desc.load([start_n, 0]), acc * alpha[:, None])
-        m_i = m_ij
-    return acc, l_i, m_i
-
-
-@triton.jit
-def causal_attention_kernel(q_ptr, k_ptr, v_ptr, out_ptr, seq_len, scale, BLOCK_M: tl.constexpr,
-                            BLOCK_N: tl.constexpr, HEAD: tl.constexpr):
-    # The tutorial's _attn_fwd for one head: tensor descriptors made on the
-    # device, two loops of two dots each, one after the other.
-    start_m = tl.program_id(0)
-    q_desc = tl.make_tensor_descriptor(q_ptr, [seq_len, HEAD], [HEAD, 1], [BLOCK_M, HEAD])
-    k_desc = tl.make_tensor_descriptor(k_ptr, [seq_len, HEAD], [HEAD, 1], [BLOCK_N, HEAD])
-    v_desc = tl.make_tensor_descriptor(v_ptr, [seq_len, HEAD], [HEAD, 1], [BLOCK_N, HEAD])
-    o_desc = tl.make_tensor_descriptor(out_ptr, [seq_len, HEAD], [HEAD, 1], [BLOCK_M, HEAD])
-    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
-    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
-    acc = tl.zeros([BLOCK_M, HEAD], dtype=tl.float32)
-    scale *= 1.44269504  # 1/log(2)
-    q = q_desc.load([start_m * BLOCK_M, 0])
-    acc, l_i, m_i = _causal_attention_stage(acc, l_i, m_i, q, k_desc, v_desc, start_m, scale, BLOCK_M, BLOCK_N,
-                                            False)
-    acc, l_i, m_i = _causal_attention_stage(acc, l_i, m_i, q, k_desc, v_desc, start_m, scale, BLOCK_M, BLOCK_N, True)
-    o_desc.store([start_m * BLOCK_M, 0], acc / l_i[:, None])
-
-
 def check_causal_attention_in_two_loops(device: Device):
-    # Triton's fused-attention tutorial's own block (128x64 with 4 SIMD
-    # groups), heads 128 wide: the first loop's dots hold 26 KB of the 32,
-    # the second loop's dots need 16 KB more and take memory the first
-    # loop's are done with.
+    # The causal forward pass in the fused-attention tutorial's own block
+    # (128x64 with 4 SIMD groups), heads 128 wide: the first loop's dots
+    # hold 26 KB of the 32, the second loop's need 16 KB more and take
+    # memory the first loop's are done with.
+    from linalg import causal_attention_kernel, causal_attention_reference
     rng = np.random.default_rng(21)
-    seq, head = 256, 128
-    q, k, v = (rng.standard_normal((seq, head)).astype(np.float16) for _ in range(3))
-    out = device.put(np.zeros((seq, head), np.float32))
-    triton.set_allocator(lambda size, align, stream: device.put(np.zeros(size, np.int8)))
-    compiled = causal_attention_kernel[(seq // 128, )](device.put(q), device.put(k), device.put(v), out, seq, 0.5,
-                                                       BLOCK_M=128, BLOCK_N=64, HEAD=head)
+    heads, seq, head = 2, 256, 128
+    q, k, v = (rng.standard_normal((heads, seq, head)).astype(np.float16) for _ in range(3))
+    out = device.put(np.zeros((heads, seq, head), np.float32))
+    compiled = causal_attention_kernel[(seq // 128, heads)](device.put(q), device.put(k), device.put(v), out, seq,
+                                                            0.5, BLOCK_M=128, BLOCK_N=64, HEAD=head)
     device.synchronize()
-    s = q.astype(np.float64) @ k.astype(np.float64).T * 0.5
-    s[np.triu_indices(seq, 1)] = -np.inf
-    p = np.exp(s - s.max(axis=1, keepdims=True))
-    expected = (p / p.sum(axis=1, keepdims=True)) @ v.astype(np.float64)
     # P is rounded to float16 before the second dot, as in the tutorial.
-    np.testing.assert_allclose(device.get(out), expected, rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(device.get(out), causal_attention_reference(q, k, v, 0.5), rtol=1e-3, atol=1e-3)
     buffers = compiled.metadata.tmetal_abi["layouts"]["threadgroup_buffers"]
     assert any(b.get("shares_memory_of") for b in buffers), buffers
 
@@ -1174,6 +1125,24 @@ def descriptor_copy_kernel(in_desc, out_desc, BLOCK_M: tl.constexpr, BLOCK_N: tl
     out_desc.store([m, n], in_desc.load([m, n]) * 2)
 
 
+@triton.jit
+def device_descriptor_copy_kernel(in_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # The descriptors made in the kernel (tl.make_tensor_descriptor), as
+    # the fused-attention tutorial makes them where no TMA is at hand.
+    in_desc = tl.make_tensor_descriptor(in_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N])
+    out_desc = tl.make_tensor_descriptor(out_ptr, [M, N], [N, 1], [BLOCK_M, BLOCK_N])
+    m, n = tl.program_id(0) * BLOCK_M, tl.program_id(1) * BLOCK_N
+    out_desc.store([m, n], in_desc.load([m, n]) * 2)
+
+
+def check_device_tensor_descriptors(device: Device):
+    x = np.arange(40 * 24, dtype=np.float32).reshape(40, 24)
+    src, dst = device.put(x), device.put(np.full((40, 24), -1, np.float32))
+    device_descriptor_copy_kernel[(3, 2)](src, dst, 40, 24, BLOCK_M=16, BLOCK_N=16)
+    device.synchronize()
+    np.testing.assert_array_equal(device.get(dst), 2 * x)
+
+
 def check_host_tensor_descriptors(device: Device):
     from triton.tools.tensor_descriptor import TensorDescriptor
     x = np.arange(40 * 24, dtype=np.float32).reshape(40, 24)
@@ -1523,6 +1492,7 @@ CHECKS = {
     "device_assertions": check_device_assertions,
     "pointer_tables": check_pointer_tables,
     "host_tensor_descriptors": check_host_tensor_descriptors,
+    "device_tensor_descriptors": check_device_tensor_descriptors,
     "gather": check_gather,
     "histogram": check_histogram,
     "dot_past_the_threadgroup_memory": check_dot_past_the_threadgroup_memory,
