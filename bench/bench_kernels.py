@@ -351,34 +351,26 @@ def larger_cases() -> list[BenchConfig]:
     # Fused attention's forward pass (the tutorial's loop of two dots and an
     # online softmax): 32 heads of 2048 queries and keys, 64 wide, in
     # 32x32 blocks (two dots' stagings within 32 KB of threadgroup memory).
-    heads, seq, head = 32, 2048, 64
-    configs.append(
-        BenchConfig(
-            name=f"big_attention_fwd_f16_{heads}x{seq}x{head}", kernel=linalg.attention_forward_kernel,
-            args={"q_ptr": Arr((heads, seq, head), "float16"), "k_ptr": Arr((heads, seq, head), "float16"),
-                  "v_ptr": Arr((heads, seq, head), "float16"),
-                  "out_ptr": Arr((heads, seq, head), "float32", "zeros"), "seq_len": seq,
-                  "scale": float(1.0 / np.sqrt(head))}, grid=(cdiv(seq, 32), heads),
-            constexprs={"BLOCK_M": 32, "BLOCK_N": 32, "HEAD": head}, outputs=("out_ptr", ),
-            reference=lambda a: {"out_ptr": linalg.attention_reference(a["q_ptr"], a["k_ptr"], a["v_ptr"],
-                                                                       a["scale"]).astype(np.float32)},
-            tolerances={"fp32": (1e-3, 5e-4)}))
-    # Its causal form as the tutorial runs it (causal_attention_kernel): the
-    # blocks left of the diagonal, then the diagonal block, each in a loop of
-    # two dots, in the tutorial's 128x64 blocks with 4 SIMD groups and heads
-    # 128 wide; the second loop's stagings take the first loop's memory.
-    heads, seq, head = 16, 2048, 128
-    configs.append(
-        BenchConfig(
-            name=f"big_causal_attention_f16_{heads}x{seq}x{head}", kernel=linalg.causal_attention_kernel,
-            args={"q_ptr": Arr((heads, seq, head), "float16"), "k_ptr": Arr((heads, seq, head), "float16"),
-                  "v_ptr": Arr((heads, seq, head), "float16"),
-                  "out_ptr": Arr((heads, seq, head), "float32", "zeros"), "seq_len": seq,
-                  "scale": float(1.0 / np.sqrt(head))}, grid=(cdiv(seq, 128), heads),
-            constexprs={"BLOCK_M": 128, "BLOCK_N": 64, "HEAD": head}, outputs=("out_ptr", ),
-            reference=lambda a: {"out_ptr": linalg.causal_attention_reference(a["q_ptr"], a["k_ptr"], a["v_ptr"],
-                                                                              a["scale"]).astype(np.float32)},
-            tolerances={"fp32": (1e-3, 1e-3)}))
+    # And its causal form as the tutorial runs it (causal_attention_kernel):
+    # the blocks left of the diagonal, then the diagonal block, each in a
+    # loop of two dots, in the tutorial's 128x64 blocks with 4 SIMD groups
+    # and heads 128 wide; the second loop's stagings take the first loop's
+    # memory.
+    for name, kernel, reference, (heads, seq, head), (block_m, block_n), atol in (
+        ("attention_fwd", linalg.attention_forward_kernel, linalg.attention_reference, (32, 2048, 64), (32, 32), 5e-4),
+        ("causal_attention", linalg.causal_attention_kernel, linalg.causal_attention_reference, (16, 2048, 128),
+         (128, 64), 1e-3)):
+        configs.append(
+            BenchConfig(
+                name=f"big_{name}_f16_{heads}x{seq}x{head}", kernel=kernel,
+                args={"q_ptr": Arr((heads, seq, head), "float16"), "k_ptr": Arr((heads, seq, head), "float16"),
+                      "v_ptr": Arr((heads, seq, head), "float16"),
+                      "out_ptr": Arr((heads, seq, head), "float32", "zeros"), "seq_len": seq,
+                      "scale": float(1.0 / np.sqrt(head))}, grid=(cdiv(seq, block_m), heads),
+                constexprs={"BLOCK_M": block_m, "BLOCK_N": block_n, "HEAD": head}, outputs=("out_ptr", ),
+                reference=lambda a, reference=reference: {
+                    "out_ptr": reference(a["q_ptr"], a["k_ptr"], a["v_ptr"], a["scale"]).astype(np.float32)},
+                tolerances={"fp32": (1e-3, atol)}))
     return configs
 
 
