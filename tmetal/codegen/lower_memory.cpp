@@ -5,6 +5,7 @@
 // each vector.
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "tmetal/codegen/kernel_lowering.h"
 
@@ -80,6 +81,29 @@ int tensorDimOf(const TensorMap& map, int rootDim) {
   return rootDim < 0 || it == dims.end() ? -1 : static_cast<int>(it - dims.begin());
 }
 
+
+// Whether each register group (a vector's registers, in column order) holds,
+// in every thread, consecutive columns of one row from a column that is a
+// multiple of the group's size, and `only` (when given) takes or leaves the
+// group whole.
+bool groupsAreAlignedRuns(const TensorMap& map, const std::vector<std::vector<int64_t>>& groups,
+                          const std::function<bool(int64_t)>& only) {
+  for (const std::vector<int64_t>& group : groups) {
+    const int64_t width = static_cast<int64_t>(group.size());
+    if (only)
+      for (int64_t r : group)
+        if (only(r) != only(group[0])) return false;
+    for (int thread = 0; thread < map.numThreads(); ++thread) {
+      const std::vector<int64_t> first = map.tensorIndex(thread, group[0]);
+      if (first[1] % width != 0) return false;
+      for (int64_t j = 1; j < width; ++j) {
+        const std::vector<int64_t> next = map.tensorIndex(thread, group[j]);
+        if (next[0] != first[0] || next[1] != first[1] + j) return false;
+      }
+    }
+  }
+  return true;
+}
 }  // namespace
 
 void KernelLowering::recordAccess(const ir::Operation& op, const std::string& kind, const TensorMap& map, int width,
@@ -370,20 +394,12 @@ bool KernelLowering::writeStagedVectors(const RegisterTensor& in, const std::str
   while (width > 1 && map.blockElements(innermost) % width != 0) width /= 2;
   const int64_t n = map.numRegisters(), rowLength = in.shape[1];
   if (width < 2 || n % width != 0 || rowLength % width != 0 || rowStride % width != 0) return false;
-  if (only)
-    for (int64_t r = 0; r < n; r += width)
-      for (int64_t j = 1; j < width; ++j)
-        if (only(r + j) != only(r)) return false;
-  for (int thread = 0; thread < map.numThreads(); ++thread) {
-    for (int64_t r = 0; r < n; r += width) {
-      const std::vector<int64_t> first = map.tensorIndex(thread, r);
-      if (first[1] % width != 0) return false;
-      for (int64_t j = 1; j < width; ++j) {
-        const std::vector<int64_t> next = map.tensorIndex(thread, r + j);
-        if (next[0] != first[0] || next[1] != first[1] + j) return false;
-      }
-    }
+  std::vector<std::vector<int64_t>> runs;  // consecutive registers
+  for (int64_t r = 0; r < n; r += width) {
+    runs.emplace_back(width);
+    std::iota(runs.back().begin(), runs.back().end(), r);
   }
+  if (!groupsAreAlignedRuns(map, runs, only)) return false;
   const VectorSpelling spelling{dialect_, in.element.scalarKind(), static_cast<int>(width)};
   const std::string owner = ownerCondition(map);
   if (!owner.empty()) body_.open("if (" + owner + ")");
@@ -428,21 +444,9 @@ bool KernelLowering::readStagedWords(const RegisterTensor& t, const std::string&
       word.push_back(it->second);
       taken[it->second] = true;
     }
-    if (only)
-      for (int64_t s : word)
-        if (only(s) != only(word[0])) return false;
     words.push_back(word);
   }
-  if (static_cast<int64_t>(words.size()) * per != n) return false;
-  for (int thread = 1; thread < map.numThreads(); ++thread)
-    for (const std::vector<int64_t>& word : words) {
-      const std::vector<int64_t> first = map.tensorIndex(thread, word[0]);
-      if (first[1] % per != 0) return false;
-      for (int m = 1; m < per; ++m) {
-        const std::vector<int64_t> next = map.tensorIndex(thread, word[m]);
-        if (next[0] != first[0] || next[1] != first[1] + m) return false;
-      }
-    }
+  if (static_cast<int64_t>(words.size()) * per != n || !groupsAreAlignedRuns(map, words, only)) return false;
   const VectorSpelling spelling{dialect_, t.element.scalarKind(), per};
   const std::string base = bindBase(linearIndexBase(map), t.arrayName.empty() ? buffer + "_at" : t.arrayName + "_at",
                                     n);
